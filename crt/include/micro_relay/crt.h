@@ -1,0 +1,36 @@
+/*
+ * Micro Relay C runtime: common definitions.
+ *
+ * The runtime is plain C99: no allocation, no OS calls, no recursion. Kernels take a constant parameter
+ * struct (emitted by the compiler into flash) and tensor pointers into the model's arena or its constant
+ * weights. Signed right shifts are arithmetic, as on every compiler Micro Relay targets (GCC, Clang).
+ */
+#ifndef MICRO_RELAY_CRT_H
+#define MICRO_RELAY_CRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MR_ALIGNED(n) __attribute__((aligned(n)))
+#define MR_SECTION(s) __attribute__((section(s)))
+#else
+#define MR_ALIGNED(n)
+#define MR_SECTION(s)
+#endif
+
+/* std::min / std::max semantics: a NaN first argument propagates, as in TFLite Micro's float clamps. */
+#define MR_MIN(a, b) ((b) < (a) ? (b) : (a))
+#define MR_MAX(a, b) ((a) < (b) ? (b) : (a))
+#define MR_CLAMP(x, lo, hi) MR_MIN(MR_MAX((x), (lo)), (hi))
+
+/* Element types, as the generated headers name them in NAME_INPUTi_DTYPE / NAME_OUTPUTi_DTYPE. */
+#define MR_FLOAT32 1
+#define MR_INT8 2
+#define MR_UINT8 3
+#define MR_INT16 4
+#define MR_INT32 5
+#define MR_INT64 6
+#define MR_BOOL 7
+
+#endif /* MICRO_RELAY_CRT_H */

@@ -1,0 +1,27 @@
+/* nn.dense (TFLite FULLY_CONNECTED): out[r][o] = act(sum_d in[r][d] * w[o][d] + bias[o]). */
+#ifndef MICRO_RELAY_DENSE_H
+#define MICRO_RELAY_DENSE_H
+
+#include "crt.h"
+
+typedef struct {
+    int32_t rows, depth, units;
+    int32_t in_zp, w_zp, out_zp;
+    int32_t act_min, act_max;
+    int32_t per_channel;         /* mult/shift hold `units` entries, else one */
+    const int32_t *mult;
+    const int32_t *shift;
+} mr_dense_q_params;
+
+typedef struct {
+    int32_t rows, depth, units;
+    float act_min, act_max;
+} mr_dense_f32_params;
+
+void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out);
+void mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out);
+void mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                       int16_t *out);
+void mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out);
+
+#endif

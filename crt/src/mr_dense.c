@@ -1,0 +1,87 @@
+/* nn.dense kernels, bit-exact with TFLite Micro's reference FULLY_CONNECTED (TFLM_ARITHMETIC.md sec. 2). */
+#include "micro_relay/dense.h"
+#include "micro_relay/fixedpoint.h"
+
+void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+{
+    int32_t r, o, d;
+    for (r = 0; r < p->rows; ++r) {
+        const int8_t *x = in + r * p->depth;
+        for (o = 0; o < p->units; ++o) {
+            const int8_t *row = w + o * p->depth;
+            const int32_t c = p->per_channel ? o : 0;
+            int32_t acc = 0;
+            for (d = 0; d < p->depth; ++d) {
+                acc += ((int32_t)row[d] - p->w_zp) * ((int32_t)x[d] - p->in_zp);
+            }
+            if (bias) {
+                acc += bias[o];
+            }
+            acc = mr_mbqm(acc, p->mult[c], p->shift[c]) + p->out_zp;
+            out[r * p->units + o] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+        }
+    }
+}
+
+void mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out)
+{
+    int32_t r, o, d;
+    for (r = 0; r < p->rows; ++r) {
+        const int16_t *x = in + r * p->depth;
+        for (o = 0; o < p->units; ++o) {
+            const int8_t *row = w + o * p->depth;
+            const int32_t c = p->per_channel ? o : 0;
+            int32_t acc = 0;
+            for (d = 0; d < p->depth; ++d) {
+                acc += ((int32_t)row[d] - p->w_zp) * ((int32_t)x[d] - p->in_zp);
+            }
+            if (bias) {
+                acc += bias[o];
+            }
+            acc = mr_mbqm(acc, p->mult[c], p->shift[c]) + p->out_zp;
+            out[r * p->units + o] = (int16_t)MR_CLAMP(acc, p->act_min, p->act_max);
+        }
+    }
+}
+
+void mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                       int16_t *out)
+{
+    int32_t r, o, d;
+    for (r = 0; r < p->rows; ++r) {
+        const int16_t *x = in + r * p->depth;
+        for (o = 0; o < p->units; ++o) {
+            const int8_t *row = w + o * p->depth;
+            const int32_t c = p->per_channel ? o : 0;
+            int64_t acc = 0;
+            int32_t q;
+            for (d = 0; d < p->depth; ++d) {
+                acc += (int64_t)((int32_t)row[d] - p->w_zp) * ((int32_t)x[d] - p->in_zp);
+            }
+            if (bias) {
+                acc += bias[o];
+            }
+            q = mr_mbqm64(acc, p->mult[c], p->shift[c]) + p->out_zp;
+            out[r * p->units + o] = (int16_t)MR_CLAMP(q, p->act_min, p->act_max);
+        }
+    }
+}
+
+void mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out)
+{
+    int32_t r, o, d;
+    for (r = 0; r < p->rows; ++r) {
+        const float *x = in + r * p->depth;
+        for (o = 0; o < p->units; ++o) {
+            const float *row = w + o * p->depth;
+            float acc = 0.0f;
+            for (d = 0; d < p->depth; ++d) {
+                acc += x[d] * row[d];
+            }
+            if (bias) {
+                acc += bias[o];
+            }
+            out[r * p->units + o] = MR_MIN(MR_MAX(acc, p->act_min), p->act_max);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+"""micro-relay: compile trained networks (TFLite) into static-memory C99 for microcontrollers.
+
+Commands:
+  compile  MODEL -o OUT   write OUT/NAME.h, OUT/NAME.c, the runtime sources and OUT/NAME.plan.json
+  inspect  MODEL          print the Micro Relay text IR (after the pass pipeline unless --raw)
+  run      MODEL          run the numpy reference interpreter on .npy inputs
+
+Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _cmd_compile(args) -> int:
+    from .compiler import compile_graph, default_name, prepare_graph, write_output
+
+    start = time.perf_counter()
+    graph = prepare_graph(args.model)
+    name = args.name or default_name(args.model)
+    model = compile_graph(graph, name, Path(args.model).name, args.arena_section)
+    write_output(model, args.output, with_runtime=not args.no_runtime)
+    elapsed = time.perf_counter() - start
+    _log(f"compiled {args.model} -> {args.output}/{name}.c: {len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B "
+         f"(lower bound {model.plan.lower_bound} B, order {model.plan.order_name}, planner {model.plan.planner}) "
+         f"in {elapsed:.2f} s")
+    return 0
+
+
+def _cmd_inspect(args) -> int:
+    from .frontend import load_model
+    from .ir.text import print_graph
+    from .ir.verify import verify
+    from .passes import run_pipeline
+
+    graph = load_model(args.model)
+    graph = verify(graph) if args.raw else run_pipeline(graph)
+    sys.stdout.write(print_graph(graph, elide_data=not args.full))
+    return 0
+
+
+def _cmd_run(args) -> int:
+    import numpy as np
+
+    from .compiler import prepare_graph
+    from .errors import CompileError
+    from .reference import run
+
+    graph = prepare_graph(args.model)
+    inputs = []
+    for path in args.input:
+        try:
+            inputs.append(np.load(path, allow_pickle=False))
+        except (OSError, ValueError) as exc:
+            raise CompileError(f"cannot read input array: {exc}", path) from None
+    start = time.perf_counter()
+    outputs = run(graph, inputs)
+    _log(f"ran {args.model} in {time.perf_counter() - start:.3f} s")
+    if args.output:
+        if len(outputs) == 1:
+            np.save(args.output, outputs[0])
+        else:
+            np.savez(args.output, **{f"output{i}": o for i, o in enumerate(outputs)})
+    else:
+        for index, value in enumerate(outputs):
+            print(f"output {index} {graph.outputs[index]!r} {value.dtype}{list(value.shape)}: {value.ravel().tolist()}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="micro-relay", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"micro-relay {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("compile", help="compile a model to C")
+    p.add_argument("model", help="model file (.tflite)")
+    p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
+    p.add_argument("--arena-section", help="place the static arena in this linker section")
+    p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    p.set_defaults(func=_cmd_compile)
+
+    p = sub.add_parser("inspect", help="print the Micro Relay text IR")
+    p.add_argument("model")
+    p.add_argument("--raw", action="store_true", help="as imported, before the pass pipeline")
+    p.add_argument("--full", action="store_true", help="include constant data (parseable text)")
+    p.set_defaults(func=_cmd_inspect)
+
+    p = sub.add_parser("run", help="run the numpy reference interpreter")
+    p.add_argument("model")
+    p.add_argument("--input", action="append", default=[], help=".npy file, one per model input, in order")
+    p.add_argument("--output", help=".npy (one output) or .npz (several) file to write; default: print")
+    p.set_defaults(func=_cmd_run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .errors import CompileError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CompileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,218 @@
+"""Emit a planned graph as C99: NAME.h (the stable API), NAME.c (constants, parameters, invoke) and the
+runtime sources its kernels live in.
+
+The emitted text depends only on the graph and the plan: constants and parameter structs are numbered in
+emission order, nothing reads the clock, the environment or hash order, so compiling twice gives the same
+bytes. Weights are `static const` (flash) and aligned; the arena is one static aligned byte array, unless
+the application provides its own by defining NAME_EXTERNAL_ARENA to the name of a byte array of at least
+NAME_ARENA_SIZE bytes (for example placed in a linker section of its choice), or asks for a section with
+the compiler's `arena_section` option.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import __version__
+from ..ir.graph import Graph
+from ..ir.registry import get_op
+from ..ir.types import DType
+from ..plan.memory_plan import MemoryPlan
+from .c_text import array_initializer, c_comment
+
+WEIGHT_ALIGN = 16
+
+_DTYPE_MACRO = {
+    DType.FLOAT32: "MR_FLOAT32",
+    DType.INT8: "MR_INT8",
+    DType.UINT8: "MR_UINT8",
+    DType.INT16: "MR_INT16",
+    DType.INT32: "MR_INT32",
+    DType.INT64: "MR_INT64",
+    DType.BOOL: "MR_BOOL",
+}
+
+
+@dataclass
+class EmitContext:
+    """What an op's `emit` uses to name tensors and to declare constants and parameter structs."""
+
+    name: str
+    graph: Graph
+    plan: MemoryPlan
+    node_index: int = 0
+    declarations: list[str] = field(default_factory=list)
+    constant_names: dict[str, str] = field(default_factory=dict)
+    counter: int = 0
+
+    def _fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{self.name}_{prefix}{self.counter}"
+
+    def tensor(self, tensor: str) -> str:
+        """C expression for a tensor's data pointer; NULL for an absent optional input."""
+        if not tensor:
+            return "NULL"
+        t = self.graph.tensors[tensor]
+        if t.is_constant:
+            if tensor not in self.constant_names:
+                ident = self._fresh("w")
+                self.constant_names[tensor] = ident
+                self.declarations.append(
+                    f"/* {c_comment(tensor)}: {t.type.dtype.value}{list(t.type.shape)} */\n"
+                    f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN}) = "
+                    f"{array_initializer(t.data, t.type.dtype)};"
+                )
+            return self.constant_names[tensor]
+        return f"(({t.type.dtype.c_type} *)({self.name}_arena_base + {self.plan.tensor_offset(tensor)}))"
+
+    def scratch(self) -> str:
+        offset = self.plan.scratch_offset(self.node_index)
+        if offset is None:
+            raise AssertionError("kernel asked for scratch its op did not plan")
+        return f"((void *)({self.name}_arena_base + {offset}))"
+
+    def const_array(self, values, c_type: str) -> str:
+        values = np.asarray(values)
+        dtype = {"int32_t": DType.INT32, "int16_t": DType.INT16, "int8_t": DType.INT8, "float": DType.FLOAT32,
+                 "int64_t": DType.INT64, "uint8_t": DType.UINT8}[c_type]
+        ident = self._fresh("k")
+        self.declarations.append(
+            f"static const {c_type} {ident}[{max(values.size, 1)}] = {array_initializer(values, dtype)};"
+        )
+        return ident
+
+    def params(self, struct_type: str, fields: dict) -> str:
+        """Declare a constant parameter struct; returns a pointer expression to it."""
+        ident = self._fresh("p")
+        body = ",\n".join(f"    .{key} = {value}" for key, value in fields.items())
+        self.declarations.append(f"static const {struct_type} {ident} = {{\n{body}\n}};")
+        return f"&{ident}"
+
+
+def _io_macros(graph: Graph, macro: str, kind: str, names) -> list[str]:
+    lines = []
+    for index, name in enumerate(names):
+        t = graph.type_of(name)
+        p = f"{macro}_{kind}{index}"
+        lines.append(f"/* {kind.lower()} {index}: '{c_comment(name)}' */")
+        lines.append(f"#define {p}_DTYPE {_DTYPE_MACRO[t.dtype]}")
+        lines.append(f"#define {p}_TYPE {t.dtype.c_type}")
+        lines.append(f"#define {p}_RANK {t.rank}")
+        lines.append(f"#define {p}_SHAPE {{{', '.join(str(d) for d in t.shape)}}}")
+        for axis, dim in enumerate(t.shape):
+            lines.append(f"#define {p}_DIM{axis} {dim}")
+        lines.append(f"#define {p}_SIZE {t.size}")
+        lines.append(f"#define {p}_BYTES {t.nbytes}")
+        if t.quant is not None:
+            lines.append(f"#define {p}_SCALE {np.format_float_scientific(np.float32(t.quant.scale), unique=True, trim='0')}f")
+            lines.append(f"#define {p}_ZERO_POINT {t.quant.zero_point}")
+        lines.append("")
+    return lines
+
+
+def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
+    macro = name.upper()
+    lines = [
+        f"/* Generated by micro-relay {__version__} from {c_comment(source)}. Do not edit. */",
+        f"#ifndef {macro}_H_",
+        f"#define {macro}_H_",
+        "",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        '#include "micro_relay/crt.h"',
+        "",
+        "#ifdef __cplusplus",
+        'extern "C" {',
+        "#endif",
+        "",
+        f"/* Exact RAM the model needs for activations and scratch (one arena, planned at compile time). */",
+        f"#define {macro}_ARENA_SIZE {plan.arena_bytes}",
+        f"#define {macro}_NUM_INPUTS {len(graph.inputs)}",
+        f"#define {macro}_NUM_OUTPUTS {len(graph.outputs)}",
+        "",
+    ]
+    lines += _io_macros(graph, macro, "INPUT", graph.inputs)
+    lines += _io_macros(graph, macro, "OUTPUT", graph.outputs)
+    lines += [
+        f"/* Run the model once. Returns 0 on success. Inputs may be overwritten: refill them before each call. */",
+        f"int {name}_invoke(void);",
+        f"/* Input buffer `index` (inside the arena): fill it before {name}_invoke(). NULL for a bad index. */",
+        f"void *{name}_input(int index);",
+        f"/* Output buffer `index`: valid after {name}_invoke() until the next call. NULL for a bad index. */",
+        f"const void *{name}_output(int index);",
+        f"size_t {name}_input_size(int index);",
+        f"size_t {name}_output_size(int index);",
+        "",
+        "#ifdef __cplusplus",
+        "}",
+        "#endif",
+        "",
+        f"#endif /* {macro}_H_ */",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str) -> str:
+    body = "".join(f"    case {i}: return {c};\n" for i, c in enumerate(cases))
+    return f"{ret} {name}_{kind}(int index)\n{{\n    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
+
+
+def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None) -> tuple[str, list[str]]:
+    """The model's .c text and the runtime kernel names it calls."""
+    macro = name.upper()
+    ctx = EmitContext(name, graph, plan)
+    calls: list[str] = []
+    kernels: list[str] = []
+    for step, node_index in enumerate(plan.order):
+        node = graph.nodes[node_index]
+        op = get_op(node.op)
+        ctx.node_index = node_index
+        params = op.prepare(graph, node)
+        where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
+        call = op.emit(ctx, node, params)
+        calls.append(f"    {where}\n    {call}" if call else f"    {where}")
+        for k in op.kernel_sources(graph, node):
+            if k not in kernels:
+                kernels.append(k)
+    includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(kernels))
+    section = f' MR_SECTION("{arena_section}")' if arena_section else ""
+    arena = (
+        f"#if defined({macro}_EXTERNAL_ARENA)\n"
+        f"extern uint8_t {macro}_EXTERNAL_ARENA[];\n"
+        f"#define {name}_arena_base {macro}_EXTERNAL_ARENA\n"
+        f"#else\n"
+        f"static uint8_t {name}_arena[{max(plan.arena_bytes, 1)}] MR_ALIGNED(16){section};\n"
+        f"#define {name}_arena_base {name}_arena\n"
+        f"#endif\n"
+    )
+    inputs = [ctx.tensor(n) for n in graph.inputs]
+    outputs = [ctx.tensor(n) for n in graph.outputs]
+    text = [
+        f"/* Generated by micro-relay {__version__} from {c_comment(source)}. Do not edit. */",
+        f'#include "{name}.h"',
+        "",
+        "#include <float.h>",
+        "#include <math.h>",
+        "",
+        includes,
+        arena,
+        "\n\n".join(ctx.declarations),
+        "",
+        f"int {name}_invoke(void)\n{{\n" + "\n".join(calls) + "\n    return 0;\n}\n",
+        _accessor(name, "input", "void *", [f"(void *){p}" for p in inputs], "NULL"),
+        _accessor(name, "output", "const void *", [f"(const void *){p}" for p in outputs], "NULL"),
+        _accessor(name, "input_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.inputs], "0"),
+        _accessor(name, "output_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.outputs], "0"),
+    ]
+    return "\n".join(text), kernels
+
+
+def emit_model(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None) -> dict[str, str]:
+    """{file name: text} for NAME.h and NAME.c, plus the runtime kernel list under the key '__kernels__'."""
+    source_text, kernels = emit_source(name, graph, plan, source, arena_section)
+    return {f"{name}.h": emit_header(name, graph, plan, source), f"{name}.c": source_text, "__kernels__": kernels}

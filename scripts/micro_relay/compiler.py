@@ -1,0 +1,98 @@
+"""The compile driver: model file -> IR -> passes -> memory plan -> C files in an output folder.
+
+Everything is computed in memory first and written last, each file through a temporary name and an atomic
+rename, so a failing compile leaves no partial output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .codegen.c_text import c_identifier
+from .codegen.emit import emit_model
+from .errors import CompileError
+from .frontend import load_model
+from .ir.graph import Graph
+from .ir.registry import get_op
+from .passes import run_pipeline
+from .plan.memory_plan import MemoryPlan, plan_memory
+from .plan.report import plan_report
+
+CRT_DIR = Path(__file__).resolve().parents[2] / "crt"
+
+
+@dataclass(frozen=True)
+class CompiledModel:
+    name: str
+    graph: Graph
+    plan: MemoryPlan
+    files: dict[str, str]  # file name -> text (generated model files and the plan report)
+    kernels: tuple[str, ...]  # runtime kernel sources (crt/src/mr_<kernel>.c) the model calls
+
+
+def default_name(model_path: str | Path) -> str:
+    return c_identifier(Path(model_path).stem)
+
+
+def prepare_graph(model_path: str | Path) -> Graph:
+    """Load and optimize a model: the graph the planner and emitter see."""
+    return run_pipeline(load_model(model_path))
+
+
+def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
+                  planners: tuple[str, ...] | None = None) -> CompiledModel:
+    if c_identifier(name) != name:
+        raise CompileError(f"model name '{name}' is not a C identifier", "--name")
+    for node in graph.nodes:  # every op's compile-time checks run before any file is written
+        get_op(node.op).prepare(graph, node)
+    plan = plan_memory(graph, planners)
+    emitted = emit_model(name, graph, plan, source, arena_section)
+    kernels = tuple(emitted.pop("__kernels__"))
+    emitted[f"{name}.plan.json"] = json.dumps(plan_report(name, graph, plan, source), indent=2) + "\n"
+    return CompiledModel(name, graph, plan, emitted, kernels)
+
+
+def runtime_files(kernels) -> dict[str, Path]:
+    """Output file name -> runtime source: every CRT header and the kernel sources the model calls."""
+    files = {f"micro_relay/{p.name}": p for p in sorted((CRT_DIR / "include" / "micro_relay").glob("*.h"))}
+    for kernel in kernels:
+        files[f"mr_{kernel}.c"] = CRT_DIR / "src" / f"mr_{kernel}.c"
+    return files
+
+
+def write_output(model: CompiledModel, out_dir: str | Path, with_runtime: bool = True) -> list[Path]:
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise CompileError("output path exists and is not a directory", str(out_dir))
+    contents: dict[str, bytes] = {k: v.encode() for k, v in model.files.items()}
+    if with_runtime:
+        for rel, src in runtime_files(model.kernels).items():
+            contents[rel] = src.read_bytes()
+    written = []
+    for rel, data in sorted(contents.items()):
+        target = out_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() and target.read_bytes() == data:
+            written.append(target)  # unchanged: keep the timestamp so builds do not redo work
+            continue
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".mr-")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+        written.append(target)
+    return written
+
+
+def compile_file(model_path: str | Path, out_dir: str | Path, name: str | None = None,
+                 arena_section: str | None = None, with_runtime: bool = True) -> CompiledModel:
+    graph = prepare_graph(model_path)
+    model = compile_graph(graph, name or default_name(model_path), Path(model_path).name, arena_section)
+    write_output(model, out_dir, with_runtime)
+    return model
+
+
+__all__ = ["CompiledModel", "compile_file", "compile_graph", "prepare_graph", "write_output"]

@@ -1,0 +1,151 @@
+"""Read a TFLite flatbuffer into a Micro Relay graph, keeping TFLite's integer semantics.
+
+Tensors keep their TFLite names (made unique), types and quantization exactly as TFLite Micro reads them:
+quantization is set only when both scale and zero point are present, zero point 0 is replicated to match
+per-channel scales, and quantized_dimension is kept for per-channel tensors. Each operator is converted by
+the function registered for its builtin code in `builtins.py`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import tflite
+from tflite.BuiltinOperator import BuiltinOperator
+from tflite.TensorType import TensorType as TfType
+
+from ...errors import CompileError
+from ...ir.graph import Graph, Node, Tensor
+from ...ir.types import DType, Quant, TensorType
+from .builtins import CONVERTERS, ConvertContext
+
+_DTYPES = {
+    TfType.FLOAT32: DType.FLOAT32,
+    TfType.INT8: DType.INT8,
+    TfType.UINT8: DType.UINT8,
+    TfType.INT16: DType.INT16,
+    TfType.INT32: DType.INT32,
+    TfType.INT64: DType.INT64,
+    TfType.BOOL: DType.BOOL,
+}
+_TYPE_NAMES = {v: k for k, v in TfType.__dict__.items() if not k.startswith("_")}
+BUILTIN_NAMES = {v: k for k, v in BuiltinOperator.__dict__.items() if not k.startswith("_")}
+
+
+def _quant(t, shape, where: str) -> Quant | None:
+    q = t.Quantization()
+    if q is None or q.ScaleLength() == 0 or q.ZeroPointLength() == 0:
+        return None
+    scales = tuple(float(s) for s in q.ScaleAsNumpy())
+    zps = [int(z) for z in q.ZeroPointAsNumpy()]
+    if len(zps) != len(scales):
+        zps = [zps[0]] * len(scales)
+    if len(scales) == 1:
+        return Quant.tensor(scales[0], zps[0])
+    axis = int(q.QuantizedDimension())
+    if axis >= len(shape) or shape[axis] != len(scales):
+        raise CompileError(f"{len(scales)} per-channel scales do not match dimension {axis} of {list(shape)}", where)
+    return Quant(scales, tuple(zps), axis)
+
+
+def _read_tensors(model, graph, names: list[str]) -> dict[str, Tensor]:
+    tensors = {}
+    for index in range(graph.TensorsLength()):
+        t = graph.Tensors(index)
+        name = names[index]
+        where = f"tensor {index} '{name}'"
+        shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
+        signature = [] if t.ShapeSignatureIsNone() else [int(d) for d in t.ShapeSignatureAsNumpy()]
+        # A dynamic batch (signature -1 on axis 0, shape 1) is how converters mark every model; TFLite Micro
+        # runs it at the stored shape, and so do we. Any other dynamic dimension is outside Micro Relay.
+        if any(d < 0 for d in signature[1:]):
+            raise CompileError(f"dynamic dimension in shape signature {signature}", where)
+        if any(d < 0 for d in shape):
+            raise CompileError(f"unknown dimension in shape {list(shape)}", where)
+        tf_type = t.Type()
+        if tf_type not in _DTYPES:
+            raise CompileError(f"unsupported tensor type {_TYPE_NAMES.get(tf_type, tf_type)}", where)
+        dtype = _DTYPES[tf_type]
+        data = None
+        buffer_index = t.Buffer()
+        if buffer_index >= model.BuffersLength():
+            raise CompileError(f"buffer index {buffer_index} out of range", where)
+        if buffer_index > 0:
+            buf = model.Buffers(buffer_index)
+            if buf.DataLength() > 0:
+                raw = buf.DataAsNumpy().tobytes()
+                count = int(np.prod(shape)) if shape else 1
+                if len(raw) != count * dtype.itemsize:
+                    raise CompileError(f"constant holds {len(raw)} bytes, shape {list(shape)} needs {count * dtype.itemsize}", where)
+                data = np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy).reshape(shape)
+            elif buf.Offset() > 1:
+                raise CompileError("constant stored outside the flatbuffer (large-model offset) is not supported", where)
+        tensors[name] = Tensor(name, TensorType(shape, dtype, _quant(t, shape, where)), data)
+    return tensors
+
+
+def _unique_names(graph) -> list[str]:
+    names, seen = [], set()
+    for index in range(graph.TensorsLength()):
+        raw = graph.Tensors(index).Name()
+        base = raw.decode("utf-8", "replace") if raw else f"t{index}"
+        name, k = base, 1
+        while name in seen:
+            name, k = f"{base}_{k}", k + 1
+        seen.add(name)
+        names.append(name)
+    return names
+
+
+def read_tflite(data: bytes, where: str = "model") -> Graph:
+    """Convert TFLite flatbuffer bytes into a Micro Relay graph (unverified)."""
+    try:
+        return _read(data, where)
+    except CompileError:
+        raise
+    except Exception as exc:  # flatbuffers raises anything on corrupt offsets
+        raise CompileError(f"corrupt or truncated TFLite flatbuffer ({type(exc).__name__})", where) from None
+
+
+def _read(data: bytes, where: str) -> Graph:
+    if len(data) < 16 or data[4:8] != b"TFL3":
+        raise CompileError("not a TFLite flatbuffer (no TFL3 identifier)", where)
+    root = int.from_bytes(data[0:4], "little")
+    if root + 4 > len(data):
+        raise CompileError("corrupt or truncated TFLite flatbuffer (root offset past the end)", where)
+    model = tflite.Model.GetRootAsModel(bytearray(data), 0)
+    if model.SubgraphsLength() < 1:
+        raise CompileError("model has no subgraph", where)
+    subgraph = model.Subgraphs(0)
+    names = _unique_names(subgraph)
+    tensors = _read_tensors(model, subgraph, names)
+    ctx = ConvertContext(tensors)
+    nodes: list[Node] = []
+    for op_index in range(subgraph.OperatorsLength()):
+        op = subgraph.Operators(op_index)
+        code_index = op.OpcodeIndex()
+        if code_index >= model.OperatorCodesLength():
+            raise CompileError(f"opcode index {code_index} out of range", f"op {op_index}")
+        opcode = model.OperatorCodes(code_index)
+        code = max(opcode.BuiltinCode(), opcode.DeprecatedBuiltinCode())
+        op_name = BUILTIN_NAMES.get(code, str(code))
+        if code == BuiltinOperator.CUSTOM:
+            custom = opcode.CustomCode()
+            op_name = f"CUSTOM '{custom.decode() if custom else ''}'"
+        inputs = [names[i] if i >= 0 else "" for i in (op.InputsAsNumpy() if op.InputsLength() else [])]
+        outputs = [names[i] for i in (op.OutputsAsNumpy() if op.OutputsLength() else [])]
+        converter = CONVERTERS.get(code)
+        op_where = f"op {op_index} {op_name}, tensor '{outputs[0] if outputs else ''}'"
+        if converter is None:
+            raise CompileError(f"unsupported operator {op_name}", op_where)
+        ctx.where = op_where
+        ctx.op_index = op_index
+        nodes.extend(converter(ctx, op, inputs, outputs))
+    graph_inputs = tuple(names[i] for i in subgraph.InputsAsNumpy()) if subgraph.InputsLength() else ()
+    graph_outputs = tuple(names[i] for i in subgraph.OutputsAsNumpy()) if subgraph.OutputsLength() else ()
+    if not graph_outputs:
+        raise CompileError("model has no outputs", where)
+    # Graph inputs that TFLite stores with data (rare) are not constants for us.
+    all_tensors = dict(ctx.tensors)
+    for name in graph_inputs:
+        all_tensors[name] = Tensor(name, all_tensors[name].type)
+    return Graph(all_tensors, (), graph_inputs, graph_outputs).with_nodes(nodes, all_tensors)

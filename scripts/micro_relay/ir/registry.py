@@ -1,0 +1,113 @@
+"""The op registry: every Micro Relay op, its attribute schema, type inference and semantics.
+
+Each op lives in its own file under `micro_relay/ops/` and registers one `OpDef` subclass. An op knows:
+- its attribute schema (`attrs`: name -> `Attr`), checked by the verifier and used by the text parser;
+- `infer`: output types from input types and attributes (static shapes only);
+- `prepare`: the compile-time constants its kernel needs (fixed-point multipliers, clamps, padding), computed
+  once, shared by the reference interpreter and the C emitter so that both run the same arithmetic;
+- `reference`: numpy semantics, bit-exact with TFLite Micro for integer types;
+- `emit`: the C statement that calls its runtime kernel (`crt/src/<kernel>.c`).
+Ops that only reinterpret memory (reshape) set `alias = True`: the planner gives the output the input's bytes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..errors import CompileError
+from .graph import Graph, Node
+from .types import TensorType
+
+
+@dataclass(frozen=True)
+class Attr:
+    """One attribute of an op: its Python kind, default (None means required) and allowed values."""
+
+    kind: type
+    default: Any = None
+    choices: tuple = ()
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+class OpDef:
+    """Base of every op definition; subclasses override what their op needs."""
+
+    name: ClassVar[str] = ""
+    attrs: ClassVar[dict[str, Attr]] = {}
+    num_inputs: ClassVar[tuple[int, int]] = (1, 1)  # (min, max); absent optional inputs are ""
+    alias: ClassVar[bool] = False  # output is the input's bytes reinterpreted (no copy)
+    inplace: ClassVar[bool] = False  # output may take the bytes of input 0 when that input dies here
+    kernels: ClassVar[tuple[str, ...]] = ()  # runtime sources (crt/src/<kernel>.c) this op calls
+
+    def infer(self, graph: Graph, node: Node) -> list[TensorType]:
+        raise NotImplementedError
+
+    def prepare(self, graph: Graph, node: Node) -> dict:
+        """Compile-time kernel parameters; raise CompileError for combinations the kernel can't run."""
+        return {}
+
+    def reference(self, graph: Graph, node: Node, params: dict, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        raise NotImplementedError
+
+    def emit(self, ctx, node: Node, params: dict) -> str:
+        raise NotImplementedError
+
+    def scratch_bytes(self, graph: Graph, node: Node, params: dict) -> int:
+        """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
+        return 0
+
+    def macs(self, graph: Graph, node: Node) -> int:
+        """Multiply-accumulates per inference (for reports and benchmarks)."""
+        return 0
+
+    def kernel_sources(self, graph: Graph, node: Node) -> tuple[str, ...]:
+        return self.kernels
+
+
+_REGISTRY: dict[str, OpDef] = {}
+
+
+def register(cls: type[OpDef]) -> type[OpDef]:
+    """Class decorator: add an op definition to the registry under its `name`."""
+    if not cls.name or cls.name in _REGISTRY:
+        raise RuntimeError(f"op name {cls.name!r} is empty or registered twice")
+    _REGISTRY[cls.name] = cls()
+    return cls
+
+
+def _load_ops() -> None:
+    if _REGISTRY:
+        return
+    from .. import ops
+
+    for module in sorted(m.name for m in pkgutil.iter_modules(ops.__path__)):
+        importlib.import_module(f"{ops.__name__}.{module}")
+
+
+def get_op(name: str, where: str = "") -> OpDef:
+    _load_ops()
+    op = _REGISTRY.get(name)
+    if op is None:
+        raise CompileError(f"unknown op '{name}'", where)
+    return op
+
+
+def all_ops() -> dict[str, OpDef]:
+    _load_ops()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def op_where(graph: Graph, node: Node) -> str:
+    """How errors locate a node: its index, label and output tensor."""
+    index = graph.nodes.index(node) if node in graph.nodes else -1
+    return f"node {index} {node.label}, tensor '{node.outputs[0] if node.outputs else ''}'"
+
+

@@ -1,0 +1,77 @@
+"""The verifier: rejects anything outside the Micro Relay subset, naming the node, op and tensor.
+
+Checks, in order: every shape is static and positive; every op is registered and its attributes match its
+schema; every tensor is written once (by one node, or as a graph input or constant) and defined before it
+is read; every graph output exists; and every node's declared output types equal what its op infers.
+"""
+
+from __future__ import annotations
+
+from ..errors import CompileError
+from .graph import Graph
+from .registry import get_op, op_where
+
+
+def _check_attrs(op, node, where: str) -> None:
+    for key, spec in op.attrs.items():
+        if key not in node.attrs:
+            if spec.required:
+                raise CompileError(f"op {node.op} needs attribute '{key}'", where)
+            continue
+        value = node.attrs[key]
+        ok = isinstance(value, spec.kind) and not (spec.kind is int and isinstance(value, bool))
+        if spec.kind is float and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if not ok:
+            raise CompileError(f"attribute '{key}' of {node.op} must be {spec.kind.__name__}, got {value!r}", where)
+        if spec.choices and value not in spec.choices:
+            raise CompileError(f"attribute '{key}' of {node.op} must be one of {list(spec.choices)}, got {value!r}", where)
+    for key in node.attrs:
+        if key not in op.attrs:
+            raise CompileError(f"op {node.op} has no attribute '{key}'", where)
+
+
+def verify(graph: Graph) -> Graph:
+    """Return the graph unchanged if it is valid Micro Relay; raise CompileError otherwise."""
+    for name, tensor in graph.tensors.items():
+        if tensor.name != name:
+            raise CompileError(f"tensor registered as '{name}' is named '{tensor.name}'", f"tensor '{name}'")
+        if any(not isinstance(d, int) or d < 1 for d in tensor.type.shape):
+            raise CompileError(f"dimension is not a static positive size: {tensor.type.shape}", f"tensor '{name}'")
+        if tensor.is_constant and tuple(tensor.data.shape) != tensor.type.shape:
+            raise CompileError(f"constant data has shape {tensor.data.shape}, type says {tensor.type.shape}", f"tensor '{name}'")
+    defined = set(graph.inputs) | {n for n, t in graph.tensors.items() if t.is_constant}
+    for name in graph.inputs:
+        if name not in graph.tensors:
+            raise CompileError("graph input has no type", f"tensor '{name}'")
+        if graph.tensors[name].is_constant:
+            raise CompileError("graph input is a constant", f"tensor '{name}'")
+    for index, node in enumerate(graph.nodes):
+        where = f"node {index} {node.label}, tensor '{node.outputs[0] if node.outputs else ''}'"
+        op = get_op(node.op, where)
+        low, high = op.num_inputs
+        if not low <= len(node.inputs) <= high:
+            raise CompileError(f"op {node.op} takes {low}..{high} inputs, got {len(node.inputs)}", where)
+        _check_attrs(op, node, where)
+        for name in node.inputs:
+            if name and name not in defined:
+                raise CompileError(f"input '{name}' is read before it is written", where)
+        for name in node.outputs:
+            if name in defined:
+                raise CompileError(f"tensor '{name}' is written twice", where)
+            if name not in graph.tensors:
+                raise CompileError(f"output '{name}' has no type", where)
+            defined.add(name)
+        inferred = op.infer(graph, node)
+        for name, expected in zip(node.outputs, inferred):
+            actual = graph.type_of(name)
+            if actual.shape != expected.shape or actual.dtype != expected.dtype:
+                raise CompileError(
+                    f"output type {actual.dtype.value}{list(actual.shape)} differs from inferred "
+                    f"{expected.dtype.value}{list(expected.shape)}",
+                    op_where(graph, node),
+                )
+    for name in graph.outputs:
+        if name not in defined:
+            raise CompileError("graph output is never written", f"tensor '{name}'")
+    return graph

@@ -1,0 +1,57 @@
+"""Helpers shared by several ops: activation clamps, requantization multipliers and type checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith.multiplier import activation_range, float_activation_range
+from ..codegen.c_text import float_literal
+from ..errors import CompileError
+from ..ir.graph import Graph, Node
+from ..ir.registry import Attr, op_where
+from ..ir.types import DType, TensorType
+
+ACTIVATION = Attr(str, "none", ("none", "relu", "relu6", "relu_n1_to_1"))
+
+
+def fail(graph: Graph, node: Node, what: str):
+    raise CompileError(what, op_where(graph, node))
+
+
+def types(graph: Graph, node: Node) -> list[TensorType | None]:
+    return [graph.type_of(n) if n else None for n in node.inputs]
+
+
+def out_type(graph: Graph, node: Node, index: int = 0) -> TensorType:
+    return graph.type_of(node.outputs[index])
+
+
+def require_quant(graph: Graph, node: Node, t: TensorType | None, what: str):
+    if t is not None and t.dtype in (DType.INT8, DType.INT16) and t.quant is None:
+        fail(graph, node, f"{what} is {t.dtype.value} without quantization parameters")
+
+
+def clamp_range(graph: Graph, node: Node, activation: str | None = None) -> tuple:
+    """(min, max) of the output after the node's fused activation, in the output's own domain."""
+    t = out_type(graph, node)
+    activation = node.attrs.get("activation", "none") if activation is None else activation
+    if t.dtype.is_float:
+        return float_activation_range(activation)
+    if t.quant is None:
+        return t.dtype.min, t.dtype.max
+    return activation_range(activation, t.dtype.min, t.dtype.max, t.quant.scale, t.quant.zero_point)
+
+
+def apply_clamp(x: np.ndarray, lo, hi, dtype) -> np.ndarray:
+    if np.dtype(dtype).kind == "f":
+        x = x.astype(np.float32)
+        return np.minimum(np.maximum(x, np.float32(lo)), np.float32(hi)).astype(np.float32)
+    return np.clip(x, lo, hi).astype(dtype)
+
+
+def c_float(value: float) -> str:
+    return float_literal(value)
+
+
+def kernel_suffix(dtype: DType) -> str:
+    return {DType.INT8: "s8", DType.INT16: "s16", DType.FLOAT32: "f32", DType.INT32: "s32"}.get(dtype, dtype.value)

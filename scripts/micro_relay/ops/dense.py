@@ -1,0 +1,93 @@
+"""nn.dense: TFLite FULLY_CONNECTED. out[r, o] = act(sum_d in[r, d] * w[o, d] + bias[o]).
+
+Integer semantics (TFLM_ARITHMETIC.md section 2): per-tensor int8 subtracts both zero points and takes its
+multiplier from float(in_s * w_s) / out_s; per-channel uses in_s * w_s[o] / out_s in double. int16x8
+accumulates in int64 when the bias is int64 and requantizes with the 64-bit multiply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..arith.fixedpoint import mbqm32, mbqm64
+from ..arith.multiplier import f32, quantize_multipliers
+from ..ir.registry import Attr, OpDef, register
+from ..ir.types import DType, TensorType
+from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+
+
+@register
+class Dense(OpDef):
+    name = "nn.dense"
+    attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple)}
+    num_inputs = (2, 3)
+    kernels = ("dense",)
+
+    def infer(self, graph, node):
+        data, weight, bias = types(graph, node)
+        if weight.rank != 2 or data.size % weight.shape[1]:
+            fail(graph, node, f"weight {list(weight.shape)} does not fit input {list(data.shape)}")
+        rows = data.size // weight.shape[1]
+        shape = tuple(node.attrs["output_shape"])
+        if int(np.prod(shape)) != rows * weight.shape[0] or shape[-1] != weight.shape[0]:
+            fail(graph, node, f"output shape {list(shape)} does not hold {rows} rows of {weight.shape[0]}")
+        return [TensorType(shape, data.dtype, out_type(graph, node).quant)]
+
+    def prepare(self, graph, node):
+        data, weight, bias = types(graph, node)
+        out = out_type(graph, node)
+        lo, hi = clamp_range(graph, node)
+        params = {"rows": data.size // weight.shape[1], "depth": weight.shape[1], "units": weight.shape[0],
+                  "act_min": lo, "act_max": hi, "kind": kernel_suffix(data.dtype)}
+        if data.dtype.is_float:
+            return params
+        for t, what in ((data, "input"), (weight, "weight"), (out, "output")):
+            require_quant(graph, node, t, what)
+        if weight.dtype != DType.INT8:
+            fail(graph, node, f"{data.dtype.value} dense needs int8 weights, got {weight.dtype.value}")
+        if weight.quant.per_channel:
+            real = [data.quant.scale * s / out.quant.scale for s in weight.quant.scales]
+            weight_zp = 0
+        else:
+            real = [f32(f32(data.quant.scale) * f32(weight.quant.scale)) / out.quant.scale]
+            weight_zp = weight.quant.zero_point
+        mult, shift = quantize_multipliers(real)
+        params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
+                      out_zp=out.quant.zero_point, wide=bias is not None and bias.dtype == DType.INT64)
+        return params
+
+    def reference(self, graph, node, p, inputs):
+        data, weight, bias = inputs
+        out = out_type(graph, node)
+        x = data.reshape(p["rows"], p["depth"])
+        if data.dtype == np.float32:
+            acc = np.zeros((p["rows"], p["units"]), dtype=np.float32)
+            for d in range(p["depth"]):  # TFLM's summation order, in float32
+                acc += x[:, d:d + 1] * weight[:, d][None, :]
+            if bias is not None:
+                acc = acc + bias.astype(np.float32)
+            return [apply_clamp(acc, p["act_min"], p["act_max"], np.float32).reshape(out.shape)]
+        acc = (x.astype(np.int64) - p["in_zp"]) @ (weight.astype(np.int64) - p["w_zp"]).T
+        if bias is not None:
+            acc = acc + bias.astype(np.int64)[None, :]
+        mult = np.resize(p["mult"], p["units"])[None, :]
+        shift = np.resize(p["shift"], p["units"])[None, :]
+        scaled = mbqm64(acc, mult, shift) if p["wide"] else mbqm32(acc, mult, shift)
+        return [apply_clamp(scaled + p["out_zp"], p["act_min"], p["act_max"], out.dtype.numpy).reshape(out.shape)]
+
+    def macs(self, graph, node):
+        data, weight, _ = types(graph, node)
+        return data.size * weight.shape[0]
+
+    def emit(self, ctx, node, p):
+        data, weight, bias = node.inputs
+        fields = {"rows": p["rows"], "depth": p["depth"], "units": p["units"]}
+        if p["kind"] == "f32":
+            fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
+        else:
+            fields.update(in_zp=p["in_zp"], w_zp=p["w_zp"], out_zp=p["out_zp"], act_min=p["act_min"],
+                          act_max=p["act_max"], per_channel=int(len(p["mult"]) > 1),
+                          mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"))
+        kernel = f"mr_dense_{p['kind']}" + ("_wide" if p.get("wide") else "")
+        params = ctx.params(f"mr_dense_{'f32' if p['kind'] == 'f32' else 'q'}_params", fields)
+        return f"{kernel}({params}, {ctx.tensor(data)}, {ctx.tensor(weight)}, {ctx.tensor(bias)}, {ctx.tensor(node.outputs[0])});"

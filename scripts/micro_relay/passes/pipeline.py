@@ -1,0 +1,29 @@
+"""The ordered pass pipeline. Each pass is a pure Graph -> Graph function; the graph is verified before
+the first pass and after the last."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from ..ir.graph import Graph
+from ..ir.verify import verify
+from .dead_code import eliminate_dead_code
+from .fold_constants import fold_constants
+from .fuse_activation import fuse_activation
+from .merge_reshapes import merge_reshapes
+
+Pass = Callable[[Graph], Graph]
+
+DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
+    ("fold_constants", fold_constants),
+    ("fuse_activation", fuse_activation),
+    ("merge_reshapes", merge_reshapes),
+    ("eliminate_dead_code", eliminate_dead_code),
+)
+
+
+def run_pipeline(graph: Graph, pipeline=DEFAULT_PIPELINE) -> Graph:
+    graph = verify(graph)
+    for _, fn in pipeline:
+        graph = fn(graph)
+    return verify(graph)
