@@ -52,6 +52,9 @@ def verify(graph: Graph) -> Graph:
         low, high = op.num_inputs
         if not low <= len(node.inputs) <= high:
             raise CompileError(f"op {node.op} takes {low}..{high} inputs, got {len(node.inputs)}", where)
+        missing = [i for i, name in enumerate(node.inputs[:low]) if not name]
+        if missing:
+            raise CompileError(f"op {node.op} needs input {missing[0]}, which is absent", where)
         _check_attrs(op, node, where)
         for name in node.inputs:
             if name and name not in defined:

@@ -18,8 +18,10 @@ def fail(graph: Graph, node: Node, what: str):
     raise CompileError(what, op_where(graph, node))
 
 
-def types(graph: Graph, node: Node) -> list[TensorType | None]:
-    return [graph.type_of(n) if n else None for n in node.inputs]
+def types(graph: Graph, node: Node, count: int | None = None) -> list[TensorType | None]:
+    """Input types, None for absent optional inputs, padded with None to `count` entries."""
+    found = [graph.type_of(n) if n else None for n in node.inputs]
+    return found + [None] * ((count or 0) - len(found))
 
 
 def out_type(graph: Graph, node: Node, index: int = 0) -> TensorType:

@@ -24,7 +24,7 @@ class Dense(OpDef):
     kernels = ("dense",)
 
     def infer(self, graph, node):
-        data, weight, bias = types(graph, node)
+        data, weight, bias = types(graph, node, 3)
         if weight.rank != 2 or data.size % weight.shape[1]:
             fail(graph, node, f"weight {list(weight.shape)} does not fit input {list(data.shape)}")
         rows = data.size // weight.shape[1]
@@ -34,7 +34,7 @@ class Dense(OpDef):
         return [TensorType(shape, data.dtype, out_type(graph, node).quant)]
 
     def prepare(self, graph, node):
-        data, weight, bias = types(graph, node)
+        data, weight, bias = types(graph, node, 3)
         out = out_type(graph, node)
         lo, hi = clamp_range(graph, node)
         params = {"rows": data.size // weight.shape[1], "depth": weight.shape[1], "units": weight.shape[0],
@@ -76,7 +76,7 @@ class Dense(OpDef):
         return [apply_clamp(scaled + p["out_zp"], p["act_min"], p["act_max"], out.dtype.numpy).reshape(out.shape)]
 
     def macs(self, graph, node):
-        data, weight, _ = types(graph, node)
+        data, weight, _ = types(graph, node, 3)
         return data.size * weight.shape[0]
 
     def emit(self, ctx, node, p):

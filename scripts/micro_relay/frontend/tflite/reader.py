@@ -8,6 +8,8 @@ the function registered for its builtin code in `builtins.py`.
 
 from __future__ import annotations
 
+import struct
+
 import numpy as np
 import tflite
 from tflite.BuiltinOperator import BuiltinOperator
@@ -42,6 +44,8 @@ def _quant(t, shape, where: str) -> Quant | None:
     if len(scales) == 1:
         return Quant.tensor(scales[0], zps[0])
     axis = int(q.QuantizedDimension())
+    if axis >= len(shape) and len(shape) == 1 and shape[0] == len(scales):
+        axis = 0  # person_detect marks 1-D biases with axis 3; TFLite Micro never reads it, so accept it
     if axis >= len(shape) or shape[axis] != len(scales):
         raise CompileError(f"{len(scales)} per-channel scales do not match dimension {axis} of {list(shape)}", where)
     return Quant(scales, tuple(zps), axis)
@@ -103,7 +107,8 @@ def read_tflite(data: bytes, where: str = "model") -> Graph:
     except CompileError:
         raise
     except Exception as exc:  # flatbuffers raises anything on corrupt offsets
-        raise CompileError(f"corrupt or truncated TFLite flatbuffer ({type(exc).__name__})", where) from None
+        detail = "a read went past the end of the file" if isinstance(exc, (IndexError, struct.error)) else type(exc).__name__
+        raise CompileError(f"corrupt or truncated TFLite flatbuffer: {detail}", where) from None
 
 
 def _read(data: bytes, where: str) -> Graph:
@@ -111,11 +116,18 @@ def _read(data: bytes, where: str) -> Graph:
         raise CompileError("not a TFLite flatbuffer (no TFL3 identifier)", where)
     root = int.from_bytes(data[0:4], "little")
     if root + 4 > len(data):
-        raise CompileError("corrupt or truncated TFLite flatbuffer (root offset past the end)", where)
+        raise CompileError("corrupt or truncated TFLite flatbuffer: the root offset points past the end", where)
     model = tflite.Model.GetRootAsModel(bytearray(data), 0)
     if model.SubgraphsLength() < 1:
         raise CompileError("model has no subgraph", where)
     subgraph = model.Subgraphs(0)
+    # A corrupt length field could make the loops below run for billions of steps: every table entry
+    # takes at least 4 bytes, so no honest count exceeds len(data) / 4.
+    limit = len(data) // 4
+    for what, count in (("tensors", subgraph.TensorsLength()), ("operators", subgraph.OperatorsLength()),
+                        ("buffers", model.BuffersLength()), ("operator codes", model.OperatorCodesLength())):
+        if count > limit:
+            raise CompileError(f"corrupt TFLite flatbuffer: {count} {what} cannot fit in {len(data)} bytes", where)
     names = _unique_names(subgraph)
     tensors = _read_tensors(model, subgraph, names)
     ctx = ConvertContext(tensors)

@@ -1,0 +1,27 @@
+# Micro Relay: `make demo` runs the main job on an embedded default; `make test` passes the tests.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+DEMO_OUT ?= demo-out
+
+.PHONY: setup setup-test demo test test-long bench
+
+setup:
+	$(PIP) install -q -e .
+
+setup-test: setup
+	$(PIP) install -q -r requirements-test.txt
+
+# Generate a small model of our own, compile it, build and run the C on the host, print outputs and plan.
+demo: setup
+	$(PYTHON) -m micro_relay.demo --out $(DEMO_OUT)
+
+# The test command CI runs. Exits non-zero when a test fails or when no test ran.
+test: setup-test
+	$(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+# Long sweeps: hypothesis at 500 examples per property.
+test-long: setup-test
+	MICRO_RELAY_HYPOTHESIS_PROFILE=long $(PYTHON) -m pytest -q -p no:cacheprovider tests
+
+bench: setup-test
+	$(PYTHON) -m micro_relay.bench --out BENCHMARKS.md
