@@ -13,3 +13,28 @@ def tflm_run(model_bytes: bytes, inputs: list[np.ndarray], num_outputs: int = 1,
         interpreter.set_input(value, index)
     interpreter.invoke()
     return [np.array(interpreter.get_output(index)) for index in range(num_outputs)]
+
+
+def tflm_arena(model_bytes: bytes, arena_size: int = 1 << 20) -> dict[str, int]:
+    """TFLite Micro's own arena accounting ("total", "head" = activations, "tail" = persistent), read from
+    print_allocations(), which writes to the C stderr (captured by redirecting file descriptor 2)."""
+    import os
+    import re
+    import sys
+    import tempfile
+
+    from tflite_micro import runtime
+
+    interpreter = runtime.Interpreter.from_bytes(model_bytes, arena_size=arena_size)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as capture:
+        os.dup2(capture.fileno(), 2)
+        try:
+            interpreter.print_allocations()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        capture.seek(0)
+        text = capture.read().decode(errors="replace")
+    return {kind: int(n) for kind, n in re.findall(r"Arena allocation (total|head|tail) (\d+) bytes", text)}
