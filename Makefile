@@ -24,4 +24,4 @@ test-long: setup-test
 	MICRO_RELAY_HYPOTHESIS_PROFILE=long $(PYTHON) -m pytest -q -p no:cacheprovider tests
 
 bench: setup-test
-	$(PYTHON) -m micro_relay.bench --out BENCHMARKS.md
+	$(PYTHON) benchmarks/host_vs_tflm.py --out BENCHMARKS.md
