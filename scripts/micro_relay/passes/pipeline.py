@@ -8,6 +8,7 @@ from typing import Callable
 from ..ir.graph import Graph
 from ..ir.verify import verify
 from .dead_code import eliminate_dead_code
+from .dequantize_hybrid_weights import dequantize_hybrid_weights
 from .fold_constants import fold_constants
 from .fuse_activation import fuse_activation
 from .merge_reshapes import merge_reshapes
@@ -15,6 +16,7 @@ from .merge_reshapes import merge_reshapes
 Pass = Callable[[Graph], Graph]
 
 DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
+    ("dequantize_hybrid_weights", dequantize_hybrid_weights),
     ("fold_constants", fold_constants),
     ("fuse_activation", fuse_activation),
     ("merge_reshapes", merge_reshapes),
