@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir.graph import Graph
+from ..ir.registry import get_op
 
 FUSABLE = {"nn.relu": "relu", "nn.relu6": "relu6"}
 
@@ -24,7 +25,8 @@ def fuse_activation(graph: Graph) -> Graph:
             continue
         head_index = producer[source]
         head = nodes[head_index]
-        if head.attrs.get("activation") != "none" or head_index in removed:
+        schema = get_op(head.op).attrs.get("activation")
+        if schema is None or head.attrs.get("activation", schema.default) != "none" or head_index in removed:
             continue
         if graph.type_of(source) != graph.type_of(node.outputs[0]):
             continue
