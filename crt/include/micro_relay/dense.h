@@ -11,6 +11,7 @@ typedef struct {
     int32_t per_channel;         /* mult/shift hold `units` entries, else one */
     const int32_t *mult;
     const int32_t *shift;
+    const int32_t *folded_bias;  /* bias - in_zp * sum(w) per unit, when w_zp == 0; else NULL */
 } mr_dense_q_params;
 
 typedef struct {

@@ -54,6 +54,14 @@ class Dense(OpDef):
         mult, shift = quantize_multipliers(real)
         params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
                       out_zp=out.quant.zero_point, wide=bias is not None and bias.dtype == DType.INT64)
+        weight_data = graph.constant(node.inputs[1])
+        bias_data = graph.constant(node.inputs[2]) if node.inputs[2] else np.zeros(weight.shape[0], np.int64)
+        if weight_zp == 0 and weight_data is not None and bias_data is not None and not params["wide"]:
+            # sum_d w*(x - in_zp) + bias = sum_d w*x + (bias - in_zp*sum_d w): fold the constant part now so
+            # the kernel's inner loop is a plain dot product. Integer sums are order-free: still exact.
+            folded = bias_data.astype(np.int64) - params["in_zp"] * weight_data.astype(np.int64).sum(axis=1)
+            if np.all(np.abs(folded) < 2**31):
+                params["folded_bias"] = folded.astype(np.int32)
         return params
 
     def reference(self, graph, node, p, inputs):
@@ -87,7 +95,8 @@ class Dense(OpDef):
         else:
             fields.update(in_zp=p["in_zp"], w_zp=p["w_zp"], out_zp=p["out_zp"], act_min=p["act_min"],
                           act_max=p["act_max"], per_channel=int(len(p["mult"]) > 1),
-                          mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"))
+                          mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
+                          folded_bias=ctx.const_array(p["folded_bias"], "int32_t") if "folded_bias" in p else "NULL")
         kernel = f"mr_dense_{p['kind']}" + ("_wide" if p.get("wide") else "")
         params = ctx.params(f"mr_dense_{'f32' if p['kind'] == 'f32' else 'q'}_params", fields)
         return f"{kernel}({params}, {ctx.tensor(data)}, {ctx.tensor(weight)}, {ctx.tensor(bias)}, {ctx.tensor(node.outputs[0])});"
