@@ -1,11 +1,31 @@
-"""Buffers and lifetimes: what the planners place.
+"""Buffers and lifetimes: what the offset planners place.
 
-A buffer is a run of arena bytes with a lifetime [first, last] in steps of the execution order (inclusive).
-Tensors that share bytes form one buffer: a reshape's output is its input reinterpreted (alias), and an
-in-place op's output takes the bytes of an input that dies at that op. Graph inputs live from step 0 to their
-last reader (like TFLite Micro, invoke may overwrite them: refill before each call); graph outputs live to
-the end.
-Scratch a kernel needs is a buffer live at its one step. Constants live in flash and are not planned.
+A buffer is a run of arena bytes with a lifetime [first, last] in steps of the execution order, both ends
+inclusive (step s runs node order[s]; a node's inputs and outputs are all live at its step). `build_buffers`
+turns a graph and an order into buffers:
+
+1. Tensor lifetimes. A tensor lives from the step that writes it (step 0 for a graph input) to the step of
+   its last reader. A graph output lives to the last step; a tensor nobody reads lives only at the step that
+   writes it. Constants live in flash and are not planned. Graph inputs are arena bytes like any tensor, so
+   invoke may overwrite them once read (as in TFLite Micro: refill them before each call).
+2. Alias. An op with `alias` (reshape) reinterprets its input's bytes: its output joins the buffer of input 0,
+   unless input 0 is a constant.
+3. In place. Walking the order, an op with `inplace` writes its output over input 0 (the output joins input
+   0's buffer) when all of these hold at its step:
+   a. input 0 is not a constant;
+   b. no tensor already in input 0's buffer (input 0, its aliases, earlier in-place results) is read after
+      this step or is a graph output: the bytes are dead once this node has read them. Tensors that join the
+      buffer later (a reshape of the output) read a member at a later step, so the members present now are
+      the ones to check;
+   c. the output has exactly as many bytes as input 0's buffer and as many elements as input 0 (so an
+      element-wise kernel reads in0[i] at the index where it writes out[i]);
+   d. no other input of the node lives in that buffer (the kernel only promises that out == in0 is safe).
+4. A buffer is named after its first tensor; its size is its largest tensor rounded up to ALIGN bytes, its
+   alignment the largest element size (at least ALIGN), its lifetime the span of its tensors' lifetimes.
+5. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
+
+`live_bytes` and `lower_bound` give the bytes live at each step: no placement of these buffers can use
+fewer bytes than the largest of them, so it is the lower bound reported next to the arena.
 """
 
 from __future__ import annotations
@@ -16,6 +36,7 @@ from ..ir.graph import Graph
 from ..ir.registry import get_op
 
 ALIGN = 4
+SCRATCH_ALIGN = 8
 
 
 @dataclass(frozen=True)
@@ -33,60 +54,98 @@ class Buffer:
         return self.first <= other.last and other.first <= self.last
 
 
-def _align_up(value: int, align: int) -> int:
+def align_up(value: int, align: int) -> int:
     return (value + align - 1) // align * align
 
 
-def scratch_name(step: int) -> str:
-    return f"<scratch {step}>"
+def scratch_name(node_index: int) -> str:
+    return f"<scratch {node_index}>"
+
+
+def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[int, int]]:
+    """Step 1: tensor name -> (first, last) step for every non-constant tensor the order touches."""
+    end = max(len(order) - 1, 0)
+    life: dict[str, list[int]] = {name: [0, 0] for name in graph.inputs}
+    for step, node_index in enumerate(order):
+        node = graph.nodes[node_index]
+        for name in node.inputs:
+            if name and not graph.tensors[name].is_constant:
+                life[name][1] = step
+        for name in node.outputs:
+            life[name] = [step, step]
+    for name in graph.outputs:
+        if name in life:
+            life[name][1] = end
+    return {name: (span[0], span[1]) for name, span in life.items()}
+
+
+def _shares_input_bytes(graph: Graph, node, op) -> bool:
+    """Whether the node's output may take input 0's bytes at all (steps 2 and 3a)."""
+    return (op.alias or op.inplace) and bool(node.inputs) and bool(node.inputs[0]) and bool(node.outputs) \
+        and not graph.tensors[node.inputs[0]].is_constant
 
 
 def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int]) -> list[Buffer]:
-    """Buffers for executing `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes."""
-    step_of = {node_index: step for step, node_index in enumerate(order)}
-    end = len(order) - 1 if order else 0
-    group: dict[str, str] = {}  # tensor -> root tensor of its buffer
-
-    def root(name: str) -> str:
-        while group.get(name, name) != name:
-            name = group[name]
-        return name
-
-    last_read: dict[str, int] = {}
-    for node_index in order:
-        for name in graph.nodes[node_index].inputs:
-            if name:
-                last_read[name] = step_of[node_index]
-    for node_index in order:
+    """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes."""
+    life = tensor_lifetimes(graph, order)
+    outputs = set(graph.outputs)
+    root_of = {name: name for name in life}
+    members: dict[str, list[str]] = {name: [name] for name in life}
+    for step, node_index in enumerate(order):
         node = graph.nodes[node_index]
         op = get_op(node.op)
-        if op.alias and node.inputs and not graph.tensors[node.inputs[0]].is_constant:
-            group[node.outputs[0]] = root(node.inputs[0])
-    members: dict[str, list[str]] = {}
-    for name, tensor in graph.tensors.items():
-        if tensor.is_constant:
+        if not _shares_input_bytes(graph, node, op):
             continue
-        members.setdefault(root(name), []).append(name)
+        root, out = root_of[node.inputs[0]], node.outputs[0]
+        if not op.alias:  # in place: steps 3b-3d
+            group = members[root]
+            if any(life[m][1] > step or m in outputs for m in group):
+                continue
+            if graph.type_of(out).nbytes != max(graph.type_of(m).nbytes for m in group) \
+                    or graph.type_of(out).size != graph.type_of(node.inputs[0]).size:
+                continue
+            if any(n and n in root_of and root_of[n] == root for n in node.inputs[1:]):
+                continue
+        for moved in members.pop(root_of[out]):
+            root_of[moved] = root
+            members[root].append(moved)
     buffers = []
-    for root_name, names in members.items():
-        firsts, lasts = [], []
-        for name in names:
-            producers = [step_of[i] for i, n in enumerate(graph.nodes) if name in n.outputs and i in step_of]
-            firsts.append(0 if name in graph.inputs else min(producers, default=0))
-            lasts.append(end if name in graph.outputs else last_read.get(name, firsts[-1]))
-        t = graph.type_of(root_name)
+    for root in (name for name in graph.tensors if name in members):  # tensor-table order: deterministic
+        names = members[root]
         size = max(graph.type_of(n).nbytes for n in names)
-        buffers.append(Buffer(root_name, _align_up(size, ALIGN), min(firsts), max(lasts), max(ALIGN, t.dtype.itemsize), tuple(names)))
+        align = max([ALIGN] + [graph.type_of(n).dtype.itemsize for n in names])
+        buffers.append(Buffer(root, align_up(size, ALIGN), min(life[n][0] for n in names),
+                              max(life[n][1] for n in names), align, tuple(names)))
+    step_of = {node_index: step for step, node_index in enumerate(order)}
     for node_index, nbytes in sorted(scratch.items()):
-        if nbytes > 0:
+        if nbytes > 0 and node_index in step_of:
             step = step_of[node_index]
-            buffers.append(Buffer(scratch_name(node_index), _align_up(nbytes, 8), step, step, 8, ()))
+            buffers.append(Buffer(scratch_name(node_index), align_up(nbytes, SCRATCH_ALIGN), step, step,
+                                  SCRATCH_ALIGN, ()))
     return buffers
+
+
+def live_bytes(buffers: list[Buffer]) -> list[int]:
+    """Total size of the buffers live at each step (a difference array over the lifetimes)."""
+    if not buffers:
+        return []
+    delta = [0] * (max(b.last for b in buffers) + 2)
+    for b in buffers:
+        delta[b.first] += b.size
+        delta[b.last + 1] -= b.size
+    totals, running = [], 0
+    for change in delta[:-1]:
+        running += change
+        totals.append(running)
+    return totals
 
 
 def lower_bound(buffers: list[Buffer]) -> int:
     """The largest total size of buffers live at one step: no placement can do better in this order."""
-    if not buffers:
-        return 0
-    steps = max(b.last for b in buffers) + 1
-    return max(sum(b.size for b in buffers if b.first <= s <= b.last) for s in range(steps))
+    return max(live_bytes(buffers), default=0)
+
+
+def peak_step(buffers: list[Buffer]) -> int:
+    """The first step at which the lower bound is reached."""
+    totals = live_bytes(buffers)
+    return totals.index(max(totals)) if totals else 0

@@ -1,8 +1,16 @@
 """The memory plan of a graph: the chosen operator order, every buffer's offset, and the arena size.
 
-plan_memory tries each candidate order (order.py), builds the buffers for it (buffers.py), runs every
-planner (planners.py) and keeps the smallest arena; the winning plan is checked for overlaps again before
-anything is emitted.
+plan_memory(graph, planners, orders):
+  1. ask every op for the scratch bytes its kernel needs;
+  2. for each candidate order (orders/, in ORDERS order) build the order, check it is a topological order of
+     all nodes, and skip it if an earlier candidate gave the same order;
+  3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, scratch); if their lower bound
+     is not below the best arena so far the order cannot win and is not placed, otherwise the offset
+     planners (planners/) place them and keep the smallest arena;
+  4. keep the candidate with the smallest arena; ties keep the earlier one (the model's order first);
+  5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap)
+     before anything is emitted.
+Every candidate's result is kept in `tried` for the report.
 """
 
 from __future__ import annotations
@@ -11,11 +19,22 @@ from dataclasses import dataclass
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import Buffer, build_buffers, lower_bound
-from .order import ORDERS
-from .planners import arena_size, check_no_overlap, plan_offsets
+from .buffers import Buffer, build_buffers, lower_bound, scratch_name
+from .check import check_plan
+from .orders import ORDERS, LiveBytes, check_order
+from .planners import arena_size, plan_offsets
 
-ARENA_ALIGN = 16
+
+@dataclass(frozen=True)
+class Candidate:
+    """One order tried: its name, the planner that placed it best, its arena and its lower bound (planner ""
+    and arena None when the lower bound showed it could not beat an earlier candidate)."""
+
+    order_name: str
+    planner: str
+    arena_bytes: int | None
+    lower_bound: int
+    same_as: str = ""  # the earlier candidate that gave the same order, if any
 
 
 @dataclass(frozen=True)
@@ -27,20 +46,23 @@ class MemoryPlan:
     offsets: dict[str, int]  # buffer name -> offset
     arena_bytes: int
     lower_bound: int
+    tried: tuple[Candidate, ...] = ()
 
-    def tensor_offset(self, tensor: str) -> int:
+    def buffer_of(self, tensor: str) -> Buffer:
         for buf in self.buffers:
             if tensor in buf.tensors:
-                return self.offsets[buf.name]
+                return buf
         raise KeyError(tensor)
 
-    def scratch_offset(self, node_index: int) -> int | None:
-        from .buffers import scratch_name
+    def tensor_offset(self, tensor: str) -> int:
+        return self.offsets[self.buffer_of(tensor).name]
 
+    def scratch_offset(self, node_index: int) -> int | None:
         return self.offsets.get(scratch_name(node_index))
 
 
-def _scratch(graph: Graph) -> dict[int, int]:
+def node_scratch(graph: Graph) -> dict[int, int]:
+    """Node index -> scratch bytes its kernel needs (nodes that need none are left out)."""
     result = {}
     for index, node in enumerate(graph.nodes):
         op = get_op(node.op)
@@ -50,19 +72,38 @@ def _scratch(graph: Graph) -> dict[int, int]:
     return result
 
 
-def plan_memory(graph: Graph, planners: tuple[str, ...] | None = None, orders: tuple[str, ...] | None = None) -> MemoryPlan:
-    scratch = _scratch(graph)
+def plan_memory(graph: Graph, planners: tuple[str, ...] | None = None,
+                orders: tuple[str, ...] | None = None) -> MemoryPlan:
+    names = tuple(ORDERS) if orders is None else orders
+    unknown = [n for n in names if n not in ORDERS]
+    if unknown or not names:
+        raise ValueError(f"unknown operator order(s) {unknown}; known: {', '.join(ORDERS)}")
+    scratch = node_scratch(graph)
+    live = LiveBytes(graph, scratch)
     best: MemoryPlan | None = None
-    tried: set[tuple[int, ...]] = set()
-    for order_name in orders or tuple(ORDERS):
-        order = ORDERS[order_name](graph)
-        if order in tried:
+    seen: dict[tuple[int, ...], Candidate] = {}
+    tried: list[Candidate] = []
+    for order_name in names:
+        order = ORDERS[order_name](live)
+        check_order(graph, order)
+        if order in seen:
+            earlier = seen[order]
+            tried.append(Candidate(order_name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
+                                   earlier.same_as or earlier.order_name))
             continue
-        tried.add(order)
         buffers = build_buffers(graph, order, scratch)
+        bound = lower_bound(buffers)
+        if best is not None and bound >= best.arena_bytes:
+            seen[order] = Candidate(order_name, "", None, bound)
+            tried.append(seen[order])
+            continue
         planner, offsets = plan_offsets(buffers, planners)
         size = arena_size(buffers, offsets)
+        seen[order] = Candidate(order_name, planner, size, bound)
+        tried.append(seen[order])
         if best is None or size < best.arena_bytes:
-            best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, lower_bound(buffers))
-    check_no_overlap(list(best.buffers), best.offsets)
-    return best
+            best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound)
+    plan = MemoryPlan(best.order, best.order_name, best.planner, best.buffers, best.offsets, best.arena_bytes,
+                      best.lower_bound, tuple(tried))
+    check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
+    return plan

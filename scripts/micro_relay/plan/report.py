@@ -1,40 +1,59 @@
-"""The memory plan report (NAME.plan.json): per tensor its size, first/last use and offset, the arena
-size next to the lower bound under the chosen order, and per node its op and MAC count."""
+"""The memory plan report (NAME.plan.json).
+
+- per tensor: its bytes, first and last use (steps of the chosen order), offset, and the buffer it shares
+  (alias and in-place tensors name the same buffer); scratch buffers appear under their own names;
+- the arena size next to the lower bound under the chosen order (the most bytes live at one step), the
+  step where it is reached and the buffers live there (the set that must be live at once);
+- which order and planner won, and what every candidate order gave;
+- per node its op and MAC count.
+"""
 
 from __future__ import annotations
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
+from .buffers import peak_step, tensor_lifetimes
 from .memory_plan import MemoryPlan
 
 
 def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
+    life = tensor_lifetimes(graph, plan.order)
     tensors = []
     for buf in sorted(plan.buffers, key=lambda b: (plan.offsets[b.name], b.first, b.name)):
         for tensor in buf.tensors or (buf.name,):
+            first, last = life.get(tensor, (buf.first, buf.last))
             tensors.append({
                 "name": tensor,
                 "bytes": graph.type_of(tensor).nbytes if tensor in graph.tensors else buf.size,
-                "first_use": buf.first,
-                "last_use": buf.last,
+                "first_use": first,
+                "last_use": last,
                 "offset": plan.offsets[buf.name],
                 "buffer": buf.name,
             })
+    step = peak_step(list(plan.buffers))
+    at_peak = sorted((b for b in plan.buffers if b.first <= step <= b.last),
+                     key=lambda b: (plan.offsets[b.name], b.name))
     nodes = []
     total_macs = 0
-    for step, index in enumerate(plan.order):
-        node = graph.nodes[index]
+    for index, node_index in enumerate(plan.order):
+        node = graph.nodes[node_index]
         macs = get_op(node.op).macs(graph, node)
         total_macs += macs
-        nodes.append({"step": step, "op": node.op, "name": node.name, "output": node.outputs[0], "macs": macs})
+        nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
+                      "output": node.outputs[0], "macs": macs})
     weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
     return {
         "model": name,
         "source": source,
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound,
+        "lower_bound_step": step,
+        "live_at_lower_bound": [{"buffer": b.name, "bytes": b.size} for b in at_peak],
         "order": plan.order_name,
         "planner": plan.planner,
+        "candidates": [{"order": c.order_name, "planner": c.planner, "arena_bytes": c.arena_bytes,
+                        "lower_bound_bytes": c.lower_bound, **({"same_as": c.same_as} if c.same_as else {})}
+                       for c in plan.tried],
         "weights_bytes": weights,
         "macs": total_macs,
         "tensors": tensors,

@@ -1,0 +1,42 @@
+"""The plan check run before emission: a plan is only emitted if it is a valid placement.
+
+check_plan(buffers, offsets, arena):
+  1. every buffer has an offset, and no offset is named for a buffer that does not exist;
+  2. every offset is non-negative and a multiple of the buffer's alignment;
+  3. every buffer ends inside the arena (when its size is given);
+  4. no two buffers whose lifetimes overlap share a byte: sweep the buffers by offset, keeping those whose
+     bytes reach past the current offset, and compare lifetimes only among those (at most n^2 pairs, usually
+     far fewer).
+Any failure raises AssertionError naming the buffers: a planner bug must never reach the generated C.
+"""
+
+from __future__ import annotations
+
+from .buffers import Buffer
+
+
+def check_plan(buffers: list[Buffer], offsets: dict[str, int], arena: int | None = None) -> None:
+    names = {b.name for b in buffers}
+    missing = sorted(names - set(offsets))
+    extra = sorted(set(offsets) - names)
+    if missing or extra or len(names) != len(buffers):
+        raise AssertionError(f"memory plan does not match its buffers: missing {missing}, "
+                             f"unknown {extra}")
+    for buf in buffers:
+        offset = offsets[buf.name]
+        if offset < 0 or offset % buf.align:
+            raise AssertionError(f"memory plan puts {buf.name} at {offset}, not a multiple of {buf.align}")
+        if arena is not None and offset + buf.size > arena:
+            raise AssertionError(f"memory plan puts {buf.name} at [{offset}, {offset + buf.size}) "
+                                 f"past the arena of {arena}")
+    open_: list[Buffer] = []  # buffers whose bytes reach past the current offset
+    for buf in sorted((b for b in buffers if b.size > 0), key=lambda b: (offsets[b.name], b.name)):
+        start = offsets[buf.name]
+        open_ = [o for o in open_ if offsets[o.name] + o.size > start]
+        for other in open_:
+            if other.overlaps_in_time(buf):
+                o = offsets[other.name]
+                raise AssertionError(f"memory plan overlap: {other.name} [{o}, {o + other.size}) steps "
+                                     f"{other.first}-{other.last} and {buf.name} [{start}, {start + buf.size}) "
+                                     f"steps {buf.first}-{buf.last}")
+        open_.append(buf)

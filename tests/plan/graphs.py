@@ -1,0 +1,96 @@
+"""Test-only ops and a small graph builder for the planner tests.
+
+The planner only asks an op whether it is an alias, whether it may run in place and how much scratch it
+needs, so the tests register tiny ops of their own (names under `test.plan.`, inference only) instead of
+depending on real kernels. Tensors are int8 vectors, so a tensor of N elements is N bytes.
+"""
+
+from __future__ import annotations
+
+from micro_relay.ir.graph import Graph, Node, Tensor
+from micro_relay.ir.registry import OpDef, all_ops, register
+from micro_relay.ir.types import DType, TensorType
+
+UNARY = "test.plan.unary"
+BINARY = "test.plan.binary"
+CONCAT = "test.plan.concat"
+INPLACE_UNARY = "test.plan.inplace_unary"
+INPLACE_BINARY = "test.plan.inplace_binary"
+ALIAS = "test.plan.alias"
+SCRATCH = "test.plan.scratch"
+
+
+class _TestOp(OpDef):
+    def infer(self, graph, node):
+        return [graph.type_of(name) for name in node.outputs]
+
+
+class _Unary(_TestOp):
+    name = UNARY
+
+
+class _Binary(_TestOp):
+    name = BINARY
+    num_inputs = (2, 2)
+
+
+class _Concat(_TestOp):
+    name = CONCAT
+    num_inputs = (1, 8)
+
+
+class _InplaceUnary(_TestOp):
+    name = INPLACE_UNARY
+    inplace = True
+
+
+class _InplaceBinary(_TestOp):
+    name = INPLACE_BINARY
+    num_inputs = (2, 2)
+    inplace = True
+
+
+class _Alias(_TestOp):
+    name = ALIAS
+    alias = True
+
+
+class _Scratch(_TestOp):
+    name = SCRATCH
+
+    def scratch_bytes(self, graph, node, params):
+        return node.attrs["scratch"]
+
+
+all_ops()  # load the real ops first: the registry only loads them while it is empty
+for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch):
+    try:
+        register(_cls)
+    except RuntimeError:  # another import of this module registered it already
+        pass
+
+
+class Builder:
+    """Build a graph node by node: `b.node(op, [inputs], "out", nbytes)` returns the output's name."""
+
+    def __init__(self):
+        self.tensors: dict[str, Tensor] = {}
+        self.nodes: list[Node] = []
+        self.inputs: list[str] = []
+
+    def _tensor(self, name: str, nbytes: int) -> str:
+        assert name not in self.tensors, name
+        self.tensors[name] = Tensor(name, TensorType((nbytes,), DType.INT8))
+        return name
+
+    def input(self, name: str, nbytes: int) -> str:
+        self.inputs.append(self._tensor(name, nbytes))
+        return name
+
+    def node(self, op: str, inputs: list[str], out: str, nbytes: int, **attrs) -> str:
+        self._tensor(out, nbytes)
+        self.nodes.append(Node(op, tuple(inputs), (out,), attrs, name=out))
+        return out
+
+    def graph(self, *outputs: str) -> Graph:
+        return Graph(self.tensors, tuple(self.nodes), tuple(self.inputs), tuple(outputs))
