@@ -2,7 +2,8 @@
 
 Integer semantics (TFLM_ARITHMETIC.md section 2): per-tensor int8 subtracts both zero points and takes its
 multiplier from float(in_s * w_s) / out_s; per-channel uses in_s * w_s[o] / out_s in double. int16x8
-accumulates in int64 when the bias is int64 and requantizes with the 64-bit multiply.
+accumulates in int64 and requantizes with the 64-bit multiply, unless its bias is int32 (then int32 and
+the 32-bit multiply).
 """
 
 from __future__ import annotations
@@ -53,7 +54,9 @@ class Dense(OpDef):
             weight_zp = weight.quant.zero_point
         mult, shift = quantize_multipliers(real)
         params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
-                      out_zp=out.quant.zero_point, wide=bias is not None and bias.dtype == DType.INT64)
+                      out_zp=out.quant.zero_point,
+                      # int16x8 accumulates in int64 unless the bias is int32 (TFLM: no bias means int64 too)
+                      wide=data.dtype == DType.INT16 and (bias is None or bias.dtype == DType.INT64))
         weight_data = graph.constant(node.inputs[1])
         bias_data = graph.constant(node.inputs[2]) if node.inputs[2] else np.zeros(weight.shape[0], np.int64)
         if weight_zp == 0 and weight_data is not None and bias_data is not None and not params["wide"]:
