@@ -43,6 +43,8 @@ def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir
     graph = run_pipeline(read_tflite(model_bytes, "test model"))
     if samples is None:
         samples = [random_inputs(graph, np.random.default_rng(seed)) for seed in seeds]
+    shapes = [graph.type_of(n).shape for n in graph.inputs]
+    samples = [[np.asarray(x).reshape(shape) for x, shape in zip(sample, shapes)] for sample in samples]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(workdir or tmp)
         model = compile_graph(graph, name, "test model")
