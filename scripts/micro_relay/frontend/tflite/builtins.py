@@ -228,6 +228,11 @@ def pad(ctx, op, inputs, outputs):
     attrs = {"pad_width": tuple(int(v) for v in paddings.ravel())}
     if len(inputs) > 2 and inputs[2]:
         value = ctx.constant(inputs[2], "PADV2 constant value").ravel()
+        if value.dtype == np.int8:  # TFLite Micro's PadPrepare: the raw constant must share the output's quantization
+            cq, oq = ctx.tensors[inputs[2]].type.quant, ctx.tensors[outputs[0]].type.quant
+            cq, oq = ((q.scale, q.zero_point) if q is not None else (0.0, 0) for q in (cq, oq))
+            if (float(np.float32(cq[0])), cq[1]) != (float(np.float32(oq[0])), oq[1]):
+                ctx.fail(f"PADV2 int8 constant is quantized {cq}, the output {oq}; they must be equal")
         attrs["pad_value"] = float(value[0]) if value.dtype.kind == "f" else int(value[0])
     return [_node(ctx, "nn.pad", inputs[:1], outputs, **attrs)]
 
