@@ -73,6 +73,10 @@ class Quant:
     axis: int | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
+        object.__setattr__(self, "zero_points", tuple(int(z) for z in self.zero_points))
+        if self.axis is not None:
+            object.__setattr__(self, "axis", int(self.axis))
         if len(self.scales) != len(self.zero_points):
             raise ValueError("quantization needs as many zero points as scales")
         if not self.scales:

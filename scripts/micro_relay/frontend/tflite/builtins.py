@@ -134,9 +134,12 @@ def depthwise_conv2d(ctx, op, inputs, outputs):
 def transpose_conv(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 3, 4)
     o = ctx.options(op, tflite.TransposeConvOptions)
-    out_shape = tuple(int(d) for d in ctx.constant(inputs[0], "TRANSPOSE_CONV output shape"))
-    if out_shape != ctx.shape(outputs[0]):
-        ctx.fail(f"output shape input {list(out_shape)} differs from the output tensor {list(ctx.shape(outputs[0]))}")
+    # TFLite Micro takes the output size from the output tensor, not from the output-shape input, which
+    # may even be a runtime graph input (then it is left unread). A constant one must agree.
+    out_shape = tuple(ctx.shape(outputs[0]))
+    shape_input = ctx.tensors.get(inputs[0])
+    if shape_input is not None and shape_input.is_constant and tuple(int(d) for d in shape_input.data) != out_shape:
+        ctx.fail(f"output shape input {shape_input.data.tolist()} differs from the output tensor {list(out_shape)}")
     weight = ctx.shape(inputs[1])
     strides = (o.StrideH(), o.StrideW())
     # TFLite computes transpose-conv padding with the output as the "input" of a forward conv.

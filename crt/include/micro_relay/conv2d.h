@@ -1,0 +1,68 @@
+/*
+ * nn.conv2d (TFLite CONV_2D), NHWC data, OHWI weights:
+ *   out[b][oy][ox][oc] = act(bias[oc] + sum over in-image taps (fy, fx), ic of w[oc][fy][fx][ic] * in[b][iy][ix][g+ic])
+ * with iy = oy*stride_h - pad_top + fy*dil_h (likewise x) and g the first input channel of oc's group.
+ * Also the window geometry shared by nn.depthwise_conv2d and nn.conv2d_transpose.
+ */
+#ifndef MICRO_RELAY_CONV2D_H
+#define MICRO_RELAY_CONV2D_H
+
+#include "crt.h"
+
+/* Kernels keep their multi-accumulator inner loops out of line: inlined into the large kernel bodies,
+ * GCC -Os spills the accumulators to the stack on Cortex-M. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MR_CONV_NOINLINE __attribute__((noinline))
+#else
+#define MR_CONV_NOINLINE
+#endif
+
+/* Static shape of a window walk. For transpose conv, in_* is the scattered input, out_* the output. */
+typedef struct {
+    int32_t batches, in_h, in_w, in_c;
+    int32_t out_h, out_w, out_c;
+    int32_t k_h, k_w, filter_c;  /* filter_c: input channels one filter reads (in_c / groups) */
+    int32_t stride_h, stride_w, dil_h, dil_w;
+    int32_t pad_top, pad_left;
+} mr_conv_geometry;
+
+/*
+ * The taps f in [*first, *end) of a k-tap window starting at `origin` (step `dil`) that land in [0, size):
+ * computing the range once per window replaces TFLite Micro's per-tap inside-image test.
+ */
+static inline void mr_conv_tap_range(int32_t origin, int32_t dil, int32_t k, int32_t size, int32_t *first,
+                                     int32_t *end)
+{
+    const int32_t last = size - 1 - origin; /* valid taps have f * dil <= last */
+    int32_t lo = origin < 0 ? (-origin + dil - 1) / dil : 0;
+    int32_t hi = last < 0 ? 0 : last / dil + 1;
+    if (hi > k) {
+        hi = k;
+    }
+    *first = lo;
+    *end = hi < lo ? lo : hi;
+}
+
+typedef struct {
+    mr_conv_geometry geo;
+    int32_t in_zp, out_zp;
+    int32_t act_min, act_max;
+    const int32_t *mult;         /* one per output channel */
+    const int32_t *shift;
+    const int32_t *folded_bias;  /* bias - in_zp * sum(w) per channel, or NULL: used for windows inside the image */
+} mr_conv2d_q_params;
+
+typedef struct {
+    mr_conv_geometry geo;
+    float act_min, act_max;
+} mr_conv2d_f32_params;
+
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out);
+/* int16 activations: accumulate in int32 with an int32 bias, or in int64 (the _wide form) otherwise. */
+void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
+                   int16_t *out);
+void mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                        int16_t *out);
+void mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out);
+
+#endif /* MICRO_RELAY_CONV2D_H */

@@ -1,0 +1,19 @@
+/*
+ * nn.depthwise_conv2d (TFLite DEPTHWISE_CONV_2D), NHWC data, weights [1][k_h][k_w][in_c * m]:
+ *   out[b][oy][ox][ic*m+j] = act(bias + sum over in-image taps (fy, fx) of w[0][fy][fx][ic*m+j] * in[b][iy][ix][ic])
+ * The geometry's filter_c holds the depth multiplier m.
+ */
+#ifndef MICRO_RELAY_DEPTHWISE_CONV2D_H
+#define MICRO_RELAY_DEPTHWISE_CONV2D_H
+
+#include "conv2d.h"
+
+void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                            int8_t *out);
+/* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
+void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
+                                  const int64_t *bias, int16_t *out);
+void mr_depthwise_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
+                             float *out);
+
+#endif /* MICRO_RELAY_DEPTHWISE_CONV2D_H */
