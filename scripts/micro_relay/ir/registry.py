@@ -73,6 +73,7 @@ class OpDef:
 
 
 _REGISTRY: dict[str, OpDef] = {}
+_LOADED = False
 
 
 def register(cls: type[OpDef]) -> type[OpDef]:
@@ -84,8 +85,11 @@ def register(cls: type[OpDef]) -> type[OpDef]:
 
 
 def _load_ops() -> None:
-    if _REGISTRY:
+    """Import every module of micro_relay.ops once (importing one op first must not hide the others)."""
+    global _LOADED
+    if _LOADED:
         return
+    _LOADED = True
     from .. import ops
 
     for module in sorted(m.name for m in pkgutil.iter_modules(ops.__path__)):

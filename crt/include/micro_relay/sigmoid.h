@@ -1,0 +1,21 @@
+/* sigmoid (TFLite LOGISTIC): 1 / (1 + exp(-x)); int8 by gemmlowp's fixed point. */
+#ifndef MICRO_RELAY_SIGMOID_H
+#define MICRO_RELAY_SIGMOID_H
+
+#include "crt.h"
+
+typedef struct {
+    int32_t size;
+    int32_t in_zp;
+    int32_t mult, shift; /* in_s * 2^27 as frexp gives it: the input in Q4.27 */
+    int32_t radius;      /* |q - in_zp| >= radius saturates */
+} mr_sigmoid_s8_params;
+
+typedef struct {
+    int32_t size;
+} mr_sigmoid_f32_params;
+
+void mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out);
+void mr_sigmoid_f32(const mr_sigmoid_f32_params *p, const float *in, float *out);
+
+#endif
