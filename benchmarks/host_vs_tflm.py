@@ -28,19 +28,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 from micro_relay.compiler import compile_graph, prepare_graph, write_output  # noqa: E402
 from micro_relay.ir.registry import get_op  # noqa: E402
 from support.model_check import random_inputs  # noqa: E402
+from support.shared_models import CONFORMANCE_MODELS  # noqa: E402
 from support.tflm_oracle import tflm_arena  # noqa: E402
 
-MODELS = [
-    "tflite_micro/hello_world_int8.tflite",
-    "tflite_micro/hello_world_float.tflite",
-    "tflite_micro/micro_speech_quantized.tflite",
-    "tflite_micro/person_detect.tflite",
-    "tflite_micro/simple_add_model.tflite",
-    "mlcommons_tiny/kws_ref_model.tflite",
-    "mlcommons_tiny/pretrainedResnet_quant.tflite",
-    "mlcommons_tiny/pretrainedResnet.tflite",
-    "mlcommons_tiny/ad01_int8.tflite",
-]
 
 TIMING_MAIN = r"""
 #define _POSIX_C_SOURCE 199309L
@@ -132,7 +122,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     models_dir = Path(args.models)
     rows = []
-    for relative in MODELS:
+    for relative in CONFORMANCE_MODELS:
         path = models_dir / relative
         if not path.is_file():
             print(f"skip {relative}: absent", file=sys.stderr)

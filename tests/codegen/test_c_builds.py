@@ -12,33 +12,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import SHARED_MODELS, shared_model
+from conftest import shared_model
 from support.c_harness import STRICT_FLAGS, build_host_program, run_host_program
+from support.shared_models import CONFORMANCE_MODELS, model_id
 from micro_relay.compiler import compile_file
 
 ARM_GCC = shutil.which("arm-none-eabi-gcc")
 ARM_NM = shutil.which("arm-none-eabi-nm")
 ALLOCATORS = {"malloc", "calloc", "realloc", "free", "_malloc_r", "_free_r", "_calloc_r", "_realloc_r"}
-MODELS = [
-    "tflite_micro/hello_world_int8.tflite",
-    "tflite_micro/hello_world_float.tflite",
-    "tflite_micro/micro_speech_quantized.tflite",
-    "tflite_micro/person_detect.tflite",
-    "tflite_micro/simple_add_model.tflite",
-    "mlcommons_tiny/kws_ref_model.tflite",
-    "mlcommons_tiny/pretrainedResnet_quant.tflite",
-    "mlcommons_tiny/pretrainedResnet.tflite",
-    "mlcommons_tiny/ad01_int8.tflite",
-]
+
 CORES = ["cortex-m4", "cortex-m0plus", "cortex-m7"]
 
 
-def _ids(models):
-    return [m.split("/")[1].removesuffix(".tflite") for m in models]
-
-
 @pytest.mark.skipif(ARM_GCC is None or ARM_NM is None, reason="arm-none-eabi-gcc is not installed (apt-get install gcc-arm-none-eabi)")
-@pytest.mark.parametrize("relative", MODELS, ids=_ids(MODELS))
+@pytest.mark.parametrize("relative", CONFORMANCE_MODELS, ids=[model_id(m) for m in CONFORMANCE_MODELS])
 def test_builds_for_cortex_m_without_allocator_or_dynamic_stack(tmp_path, relative):
     model = shared_model(relative)
     out = tmp_path / "out"

@@ -1,0 +1,19 @@
+"""The shared reference models every conformance, build and benchmark run covers (all but the LSTM one,
+whose operator Micro Relay does not support), relative to the models folder."""
+
+CONFORMANCE_MODELS = (
+    "tflite_micro/hello_world_int8.tflite",
+    "tflite_micro/hello_world_float.tflite",
+    "tflite_micro/micro_speech_quantized.tflite",
+    "tflite_micro/person_detect.tflite",
+    "tflite_micro/simple_add_model.tflite",
+    "mlcommons_tiny/kws_ref_model.tflite",
+    "mlcommons_tiny/pretrainedResnet_quant.tflite",
+    "mlcommons_tiny/pretrainedResnet.tflite",
+    "mlcommons_tiny/ad01_int8.tflite",
+)
+
+
+def model_id(relative: str) -> str:
+    """A short test id: the file stem."""
+    return relative.rsplit("/", 1)[-1].removesuffix(".tflite")
