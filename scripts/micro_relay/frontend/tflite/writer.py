@@ -21,7 +21,7 @@ Example (a 3x3 int8 convolution):
     x = b.tensor("x", (1, 8, 8, 3), "int8", scale=0.05, zero_point=-3)
     w = b.tensor("w", (4, 3, 3, 3), "int8", data=weights, scale=[0.01] * 4, zero_point=0, axis=0)
     y = b.tensor("y", (1, 4, 4, 4), "int8", scale=0.1, zero_point=2)
-    b.op("CONV_2D", [x, w, None], [y], stride=(2, 2), padding="SAME", activation="RELU")
+    b.op("CONV_2D", [x, w], [y], stride=(2, 2), padding="SAME", activation="RELU")
     model = b.inputs(x).outputs(y).build()
 """
 
@@ -84,7 +84,8 @@ def _enum_value(kind: str, table: type, value) -> int:
     return names[key]
 
 
-def _pair(value, what: str) -> tuple[int, int]:
+def _pair(value) -> tuple[int, int]:
+    """(h, w) from a pair or one int for both."""
     if isinstance(value, int):
         return value, value
     h, w = value
@@ -102,7 +103,7 @@ def _activation() -> _Option:
 
 def _hw(field_h: str, field_w: str, default=None) -> _Option:
     def encode(value):
-        h, w = _pair(value, field_h)
+        h, w = _pair(value)
         return [(field_h, h), (field_w, w)]
 
     return _Option(encode, default)
@@ -253,7 +254,7 @@ class TFLiteBuilder:
             array = np.asarray(data)
             if array.size != int(np.prod(shape, dtype=np.int64)):
                 raise ValueError(f"tensor {name!r}: {array.size} values do not fill shape {list(shape)}")
-            raw = np.ascontiguousarray(array.astype(np_dtype).reshape(shape)).astype(np_dtype.newbyteorder("<")).tobytes()
+            raw = array.astype(np_dtype).reshape(shape).astype(np_dtype.newbyteorder("<")).tobytes(order="C")
         quant = self._quantization(name, shape, scale, zero_point, axis)
         self._index[name] = len(self._tensors)
         self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant))
@@ -283,7 +284,11 @@ class TFLiteBuilder:
     # -- operators ------------------------------------------------------------------------------------
 
     def op(self, name: str, inputs: Sequence[str | None], outputs: Sequence[str], **options) -> "TFLiteBuilder":
-        """Append an operator; None (or "") in `inputs` marks an omitted optional input (index -1)."""
+        """Append an operator; None (or "") in `inputs` marks an omitted optional input (index -1).
+
+        A convolution without bias is better written with two inputs: TFLite Micro's DEPTHWISE_CONV_2D
+        counts three inputs as "has bias" and crashes on the -1.
+        """
         spec = _OPERATORS.get(name)
         if spec is None:
             raise ValueError(f"operator {name!r} is not supported by the writer; supported: {SUPPORTED_OPERATORS}")
