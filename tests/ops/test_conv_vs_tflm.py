@@ -28,6 +28,14 @@ def _window(draw, padding: str, kernel: int, dilation: int = 1) -> int:
     return draw(st.integers(effective if padding == "VALID" else 1, effective + 7))
 
 
+def _bias_params(draw, dtype: str, choices: dict) -> dict:
+    """A bias kind; a bias-less int16 conv or FC may declare quantized_bias_type int32, which switches
+    TFLite Micro from int64 to int32 accumulation."""
+    bias = draw(st.sampled_from(choices[dtype]))
+    declared = draw(st.sampled_from([None, "int32"])) if dtype == "int16" and bias is None else None
+    return {"bias": bias, "quantized_bias_type": declared}
+
+
 def _quant_params(draw, dtype: str) -> dict:
     return {"in_scale": draw(log_uniform(1e-3, 0.2)), "in_zp": draw(zero_points(dtype)),
             "out_zp": draw(zero_points(dtype)), "out_spread": draw(log_uniform(0.5, 10.0))}
@@ -46,8 +54,8 @@ def conv2d_cases(draw) -> dict:
     return dict(dtype=dtype, input_shape=(draw(st.integers(1, 2)), h, w, draw(st.integers(1, 6))),
                 out_channels=draw(st.integers(1, 6)), kernel=kernel,
                 stride=(draw(st.integers(1, 3)), draw(st.integers(1, 3))), dilation=dilation, padding=padding,
-                activation=draw(ACTIVATIONS), per_channel=draw(st.booleans()),
-                bias=draw(st.sampled_from(CONV_BIASES[dtype])), seed=draw(SEEDS), **_quant_params(draw, dtype))
+                activation=draw(ACTIVATIONS), per_channel=draw(st.booleans()), seed=draw(SEEDS),
+                **_bias_params(draw, dtype, CONV_BIASES), **_quant_params(draw, dtype))
 
 
 @given(case=conv2d_cases())
@@ -67,6 +75,7 @@ CONV2D_NAMED = {
     "int16 int64 bias": dict(dtype="int16", activation="RELU"),
     "int16 int32 bias": dict(dtype="int16", bias="int32"),
     "int16 no bias": dict(dtype="int16", bias=None, stride=(2, 2)),
+    "int16 no bias, quantized_bias_type int32": dict(dtype="int16", bias=None, quantized_bias_type="int32"),
     "float32 3x3 SAME": dict(dtype="float32"),
     "float32 RELU_N1_TO_1 VALID": dict(dtype="float32", activation="RELU_N1_TO_1", padding="VALID"),
     "grouped conv (2 groups)": dict(input_shape=(1, 6, 6, 4), out_channels=4, groups=2),
@@ -166,8 +175,8 @@ def fully_connected_cases(draw) -> dict:
     input_shape = (*leading, draw(st.integers(1, 32)))
     return dict(dtype=dtype, input_shape=input_shape, units=draw(st.integers(1, 16)),
                 keep_num_dims=draw(st.booleans()) and len(input_shape) > 1, activation=draw(ACTIVATIONS),
-                per_channel=dtype != "float32" and draw(st.booleans()),
-                bias=draw(st.sampled_from(CONV_BIASES[dtype])), seed=draw(SEEDS), **_quant_params(draw, dtype))
+                per_channel=dtype != "float32" and draw(st.booleans()), seed=draw(SEEDS),
+                **_bias_params(draw, dtype, CONV_BIASES), **_quant_params(draw, dtype))
 
 
 @given(case=fully_connected_cases())
@@ -186,6 +195,7 @@ FULLY_CONNECTED_NAMED = {
     "int16 int64 bias": dict(dtype="int16"),
     "int16 int32 bias": dict(dtype="int16", bias="int32"),
     "int16 no bias": dict(dtype="int16", bias=None),
+    "int16 no bias, quantized_bias_type int32": dict(dtype="int16", bias=None, quantized_bias_type="int32"),
     "float32 RELU6": dict(dtype="float32", activation="RELU6"),
 }
 

@@ -134,8 +134,10 @@ def _weights(b: TFLiteBuilder, rng, dtype: str, shape, scales, axis: int, terms:
 
 def conv2d_model(dtype="int8", input_shape=(1, 8, 8, 3), out_channels=4, kernel=(3, 3), stride=(1, 1),
                  dilation=(1, 1), padding="SAME", activation="NONE", per_channel=True, bias="default",
-                 groups=1, in_scale=0.05, in_zp=0, out_zp=0, out_spread=3.0, seed=0) -> bytes:
-    """CONV_2D: filter [out_channels, kh, kw, in_channels / groups], per-channel scales on axis 0."""
+                 groups=1, in_scale=0.05, in_zp=0, out_zp=0, out_spread=3.0, quantized_bias_type=None,
+                 seed=0) -> bytes:
+    """CONV_2D: filter [out_channels, kh, kw, in_channels / groups], per-channel scales on axis 0.
+    `quantized_bias_type` "int32" makes a bias-less int16 conv accumulate in int32 in TFLite Micro."""
     rng = np.random.default_rng(seed)
     n, h, w, c = input_shape
     kh, kw = kernel
@@ -150,7 +152,7 @@ def conv2d_model(dtype="int8", input_shape=(1, 8, 8, 3), out_channels=4, kernel=
     out_q = _conv_out_quant(dtype, in_scale, scales, terms, out_spread, out_zp)
     y = b.tensor("output", (n, oh, ow, out_channels), dtype, **out_q)
     b.op("CONV_2D", _with_bias([x, f], bias_t), [y], stride=stride, dilation=dilation, padding=padding,
-         activation=activation)
+         activation=activation, quantized_bias_type=quantized_bias_type)
     return b.build()
 
 
@@ -203,9 +205,9 @@ def transpose_conv_model(dtype="int8", output_shape=(1, 8, 8, 4), in_channels=3,
 
 def fully_connected_model(dtype="int8", input_shape=(1, 16), units=8, keep_num_dims=False, activation="NONE",
                           per_channel=False, bias="default", in_scale=0.05, in_zp=0, out_zp=0, out_spread=3.0,
-                          seed=0) -> bytes:
-    """FULLY_CONNECTED: weights [units, depth]; a per-tensor int8 bias carries scale in_s*w_s, the one
-    TFLite Micro checks."""
+                          quantized_bias_type=None, seed=0) -> bytes:
+    """FULLY_CONNECTED: weights [units, depth]; a per-tensor bias carries scale in_s*w_s, the one TFLite
+    Micro checks. `quantized_bias_type` as for conv2d_model."""
     rng = np.random.default_rng(seed)
     depth = input_shape[-1]
     rows = int(np.prod(input_shape[:-1]))
@@ -221,7 +223,8 @@ def fully_connected_model(dtype="int8", input_shape=(1, 16), units=8, keep_num_d
     bias_t = _bias(b, rng, dtype, bias_kind, units, depth, bias_scale)
     out_q = _conv_out_quant(dtype, in_scale, scales, depth, out_spread, out_zp)
     y = b.tensor("output", out_shape, dtype, **out_q)
-    b.op("FULLY_CONNECTED", [x, f, bias_t], [y], activation=activation, keep_num_dims=keep_num_dims)
+    b.op("FULLY_CONNECTED", [x, f, bias_t], [y], activation=activation, keep_num_dims=keep_num_dims,
+         quantized_bias_type=quantized_bias_type)
     return b.build()
 
 

@@ -20,7 +20,8 @@ from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel
 @register
 class Dense(OpDef):
     name = "nn.dense"
-    attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple)}
+    attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple),
+             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)
     kernels = ("dense",)
 
@@ -55,8 +56,11 @@ class Dense(OpDef):
         mult, shift = quantize_multipliers(real)
         params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
                       out_zp=out.quant.zero_point,
-                      # int16x8 accumulates in int64 unless the bias is int32 (TFLM: no bias means int64 too)
-                      wide=data.dtype == DType.INT16 and (bias is None or bias.dtype == DType.INT64))
+                      # int16x8 accumulates in int64 unless the bias is int32, or there is no bias and the
+                      # model's quantized_bias_type says int32 (TFLM_ARITHMETIC.md section 2)
+                      wide=data.dtype == DType.INT16 and (
+                          bias.dtype == DType.INT64 if bias is not None
+                          else node.attrs.get("quantized_bias_type", "default") != "int32"))
         weight_data = graph.constant(node.inputs[1])
         bias_data = graph.constant(node.inputs[2]) if node.inputs[2] else np.zeros(weight.shape[0], np.int64)
         if weight_zp == 0 and weight_data is not None and bias_data is not None and not params["wide"]:

@@ -15,6 +15,7 @@ import tflite
 from tflite.ActivationFunctionType import ActivationFunctionType as Act
 from tflite.BuiltinOperator import BuiltinOperator as B
 from tflite.Padding import Padding
+from tflite.TensorType import TensorType
 
 from ...errors import CompileError
 from ...ir.graph import Node, Tensor
@@ -162,8 +163,14 @@ def fully_connected(ctx, op, inputs, outputs):
     bias = inputs[2] if len(inputs) > 2 else ""
     activation = ctx.activation(o.FusedActivationFunction()) if o is not None else "none"
     out_shape = ctx.shape(outputs[0])
+    extra = {"quantized_bias_type": _bias_type(o)} if o is not None and _bias_type(o) != "default" else {}
     return [_node(ctx, "nn.dense", [inputs[0], inputs[1], bias], outputs, activation=activation,
-                  output_shape=tuple(out_shape))]
+                  output_shape=tuple(out_shape), **extra)]
+
+
+def _bias_type(options) -> str:
+    """quantized_bias_type: for bias-less int16x8 layers it picks the int32 or int64 accumulator."""
+    return {TensorType.INT32: "int32", TensorType.INT64: "int64"}.get(options.QuantizedBiasType(), "default")
 
 
 def _pool(op_name):
