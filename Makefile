@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 DEMO_OUT ?= demo-out
 
-.PHONY: setup setup-test demo test test-long bench
+.PHONY: setup setup-test demo test test-long bench bench-cortex-m
 
 setup:
 	$(PIP) install -q -e .
@@ -25,3 +25,7 @@ test-long: setup-test
 
 bench: setup-test
 	$(PYTHON) benchmarks/host_vs_tflm.py --out BENCHMARKS.md
+
+# Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
+bench-cortex-m: setup-test
+	$(PYTHON) benchmarks/cortex_m.py
