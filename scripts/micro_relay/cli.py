@@ -4,6 +4,8 @@ Commands:
   compile  MODEL -o OUT   write OUT/NAME.h, OUT/NAME.c, the runtime sources and OUT/NAME.plan.json
   inspect  MODEL          print the Micro Relay text IR (after the pass pipeline unless --raw)
   run      MODEL          run the numpy reference interpreter on .npy inputs
+  budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
+  bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
 
 Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
 """
@@ -75,6 +77,18 @@ def _cmd_run(args) -> int:
     return 0
 
 
+def _cmd_budget(args) -> int:
+    from .budget.cli import run
+
+    return run(args)
+
+
+def _cmd_bench(args) -> int:
+    from .bench.cli import run
+
+    return run(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="micro-relay", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -102,6 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--input", action="append", default=[], help=".npy file, one per model input, in order")
     p.add_argument("--output", help=".npy (one output) or .npz (several) file to write; default: print")
     p.set_defaults(func=_cmd_run)
+
+    from .budget import cli as budget_cli
+
+    p = sub.add_parser("budget", help="check a linked image against RAM and Flash budgets",
+                       description=budget_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    budget_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_budget)
+
+    from .bench import cli as bench_cli
+
+    p = sub.add_parser("bench", help="measure a model on an emulated Cortex-M board (QEMU)",
+                       description=bench_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    bench_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_bench)
     return parser
 
 

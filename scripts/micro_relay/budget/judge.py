@@ -1,0 +1,202 @@
+"""Judge an image against a budget and say what the models take of it.
+
+A model compiled under the name NAME defines every symbol it owns with the prefix NAME_: the arena
+(NAME_arena), the constant weights and quantization parameters (NAME_w*, NAME_k*, NAME_p*, ...) and the
+functions (NAME_invoke, NAME_input, ...). The runtime kernels the models share are the mr_* symbols. A
+symbol is the model's whose name is the longest that prefixes it, so models `kws` and `kws_small` can live
+in one image. Models are named by the caller; when none is named, a model is any NAME with the functions
+NAME_invoke, NAME_input and NAME_output.
+
+Each model's share is split into:
+- arena: NAME_arena (RAM);
+- data: its other symbols in RAM;
+- weights: its data in Flash only (constant tensors and parameters);
+- code: its functions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .config import Budget, Limit
+from .elf import FLASH, RAM, ElfImage, Symbol
+
+RUNTIME_PREFIX = "mr_"
+_REGION_TITLE = {RAM: "RAM", FLASH: "Flash"}
+
+
+@dataclass
+class Share:
+    """What one owner (a model or the runtime) takes: symbols by part."""
+    owner: str
+    parts: dict[str, list[Symbol]] = field(default_factory=dict)
+
+    def add(self, part: str, symbol: Symbol) -> None:
+        self.parts.setdefault(part, []).append(symbol)
+
+    def bytes(self, part: str) -> int:
+        return sum(s.size for s in self.parts.get(part, ()))
+
+    def region_bytes(self, region: str) -> int:
+        return sum(s.size for symbols in self.parts.values() for s in symbols if _in(s, region))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    lines: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def _in(symbol: Symbol, region: str) -> bool:
+    return symbol.ram if region == RAM else symbol.flash
+
+
+def size_text(n: int) -> str:
+    """'812 B', '70.2 KiB (71912 B)'."""
+    if n < 1024:
+        return f"{n} B"
+    return f"{n / 1024:.1f} KiB ({n} B)"
+
+
+def detect_models(symbols) -> list[str]:
+    names = {s.name for s in symbols if s.is_code}
+    models = []
+    for name in names:
+        if name.endswith("_invoke"):
+            stem = name[: -len("_invoke")]
+            if stem and f"{stem}_input" in names and f"{stem}_output" in names:
+                models.append(stem)
+    return sorted(models)
+
+
+class BudgetJudge:
+    """Holds an ElfImage against a Budget; `verdict()` gives pass or fail and the report lines."""
+
+    PARTS = ("arena", "data", "weights", "code")
+
+    def __init__(self, image: ElfImage, budget: Budget, models=None):
+        self.image = image
+        self.budget = budget
+        symbols = image.symbols or ()
+        self.models = sorted(set(models)) if models else detect_models(symbols)
+        self.shares = {m: Share(m) for m in self.models}
+        self.runtime = Share("runtime")
+        by_length = sorted(self.models, key=len, reverse=True)
+        for symbol in symbols:
+            owner = next((m for m in by_length if symbol.name.startswith(m + "_")), None)
+            if owner is not None:
+                self.shares[owner].add(self._part(owner, symbol), symbol)
+            elif symbol.name.startswith(RUNTIME_PREFIX):
+                self.runtime.add("code" if symbol.is_code else "data", symbol)
+
+    @staticmethod
+    def _part(model: str, symbol: Symbol) -> str:
+        if symbol.is_code:
+            return "code"
+        if symbol.name == f"{model}_arena":
+            return "arena"
+        return "data" if symbol.ram else "weights"
+
+    def _over(self, region: str) -> tuple[int, Limit] | None:
+        limit = self.budget.ram if region == RAM else self.budget.flash
+        used = self.image.total(region)
+        if limit is not None and used > limit.bytes:
+            return used - limit.bytes, limit
+        return None
+
+    def verdict(self) -> Verdict:
+        over = {r: self._over(r) for r in (RAM, FLASH)}
+        if not any(over.values()):
+            return Verdict(True, (self.summary_line(),))
+        return Verdict(False, tuple(self.failure_lines(over)))
+
+    # -- report text ---------------------------------------------------------------------------------
+
+    def _board(self) -> str:
+        return self.budget.board or "(no board)"
+
+    def _usage(self, region: str) -> str:
+        limit = self.budget.ram if region == RAM else self.budget.flash
+        used = self.image.total(region)
+        title = _REGION_TITLE[region]
+        if limit is None:
+            return f"{title} {used} B (no budget)"
+        percent = 100.0 * used / limit.bytes if limit.bytes else float("inf")
+        return f"{title} {used} B of {limit.bytes} B ({percent:.1f}%)"
+
+    def _model_brief(self, share: Share) -> str:
+        if not share.parts:
+            return f"{share.owner}: no symbols in the image"
+        parts = [f"{p} {share.bytes(p)} B" for p in self.PARTS if p != "data" or share.bytes(p)]
+        return f"{share.owner}: " + ", ".join(parts)
+
+    def summary_line(self) -> str:
+        line = f"micro-relay budget: {self._board()}: {self._usage(RAM)}, {self._usage(FLASH)}"
+        if self.image.stripped:
+            return line + "; no symbol table, model share unknown"
+        if self.models:
+            line += "; model " + "; model ".join(self._model_brief(self.shares[m]) for m in self.models)
+        if self.runtime.parts:
+            line += f"; runtime mr_* {self.runtime.region_bytes(FLASH)} B flash"
+        return line
+
+    def _section_groups(self, region: str) -> list[tuple[str, int]]:
+        """(name, bytes) of the region's sections, largest first. A relocatable image (native_sim's
+        zephyr.elf) keeps one section per function and object: those are summed by output name
+        (.text.main and .text.printk count as .text)."""
+        sizes: dict[str, int] = {}
+        for section in self.image.region_sections(region):
+            name = section.name
+            if self.image.elf_type == "ET_REL" and name.count(".") > 1:
+                name = "." + name.split(".")[1]
+            sizes[name] = sizes.get(name, 0) + section.size
+        return sorted(sizes.items(), key=lambda item: (-item[1], item[0]))
+
+    def failure_lines(self, over) -> list[str]:
+        lines = []
+        for region in (RAM, FLASH):
+            if not over[region]:
+                continue
+            excess, limit = over[region]
+            used = self.image.total(region)
+            title = _REGION_TITLE[region]
+            lines.append(f"error: {title} over budget on {self._board()}: {used} B used, budget {limit.bytes} B "
+                         f"({limit.source}), {excess} B over ({self.image.path})")
+        for region in (RAM, FLASH):
+            sections = self._section_groups(region)
+            listed = ", ".join(f"{name} {size} B" for name, size in sections[:6])
+            more = f", +{len(sections) - 6} more" if len(sections) > 6 else ""
+            limit = self.budget.ram if region == RAM else self.budget.flash
+            state = "OVER, " if over[region] else ("within budget, " if limit else "")
+            lines.append(f"  {self._usage(region)}, {state}sections: {listed or '-'}{more}")
+        if self.image.stripped:
+            lines.append("  no symbol table (stripped ELF): the models' share is unknown")
+            return lines
+        if not self.models:
+            lines.append("  no Micro Relay model found in the image")
+        for model in self.models:
+            share = self.shares[model]
+            lines.append(f"  model {model}: RAM {share.region_bytes(RAM)} B, Flash {share.region_bytes(FLASH)} B")
+            for part in self.PARTS:
+                symbols = share.parts.get(part, [])
+                if symbols or part != "data":
+                    lines.append(f"    {part} {share.bytes(part)} B: {_symbol_list(symbols)}")
+        if self.runtime.parts:
+            lines.append(f"  runtime (mr_*): RAM {self.runtime.region_bytes(RAM)} B, "
+                         f"Flash {self.runtime.region_bytes(FLASH)} B: "
+                         f"{_symbol_list(self.runtime.parts.get('code', []) + self.runtime.parts.get('data', []))}")
+        return lines
+
+
+def _symbol_list(symbols: list[Symbol], most: int = 4) -> str:
+    if not symbols:
+        return "-"
+    ordered = sorted(symbols, key=lambda s: (-s.size, s.name))
+    text = ", ".join(f"{s.name} {s.size} B" for s in ordered[:most])
+    if len(ordered) > most:
+        text += f", +{len(ordered) - most} more ({sum(s.size for s in ordered[most:])} B)"
+    return text
