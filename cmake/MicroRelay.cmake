@@ -1,0 +1,120 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# micro_relay_model(<target> MODEL <file> [NAME <c_name>] [OPTIONS <option>...])
+#
+# Compile a model (.tflite) to C with Micro Relay at build time and add the generated C to <target>:
+#
+#   micro_relay_model(app MODEL model/kws.tflite NAME kws)
+#   # src/main.c: #include "kws.h" ... kws_invoke()
+#
+#   MODEL    the model file; relative paths are from the calling CMakeLists.txt's folder. It may be
+#            the OUTPUT of another custom command (a model generated at build time).
+#   NAME     the C name (prefix of every generated symbol, header NAME.h); default: the file's stem
+#            made into a C identifier. Names are unique within an application.
+#   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
+#
+# The generator runs from a custom command whose outputs, NAME.c, NAME.h and NAME.plan.json, live in
+# <current binary dir>/micro_relay/NAME/. It depends on the model file and on every Python source of
+# the generator, so editing either regenerates the C and nothing else does. A custom target,
+# micro_relay_model_NAME, makes <target> wait for the header before compiling. The generated C is
+# compiled with --no-runtime: the kernels come from the runtime library built once per application
+# (the `micro_relay` Zephyr library, CONFIG_MICRO_RELAY=y), whatever the number of models.
+#
+# Bad input (missing model, a model the compiler rejects) stops the build with the generator's
+# one-line message: `error: <what> (<where>)`.
+
+include_guard(GLOBAL)
+
+get_filename_component(_micro_relay_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+set_property(GLOBAL PROPERTY MICRO_RELAY_ROOT "${_micro_relay_root}")
+unset(_micro_relay_root)
+
+# The command prefix that runs this module's own generator sources with the given Python.
+function(micro_relay_python_command out_var)
+  get_property(root GLOBAL PROPERTY MICRO_RELAY_ROOT)
+  if(DEFINED PYTHON_EXECUTABLE)
+    set(python "${PYTHON_EXECUTABLE}")
+  else()
+    find_package(Python3 3.10 REQUIRED COMPONENTS Interpreter)
+    set(python "${Python3_EXECUTABLE}")
+  endif()
+  set(pythonpath "${root}/scripts")
+  if(DEFINED ENV{PYTHONPATH} AND NOT "$ENV{PYTHONPATH}" STREQUAL "")
+    if(CMAKE_HOST_WIN32)
+      set(pythonpath "${pythonpath}\;$ENV{PYTHONPATH}")
+    else()
+      set(pythonpath "${pythonpath}:$ENV{PYTHONPATH}")
+    endif()
+  endif()
+  set(${out_var} ${CMAKE_COMMAND} -E env "PYTHONPATH=${pythonpath}" "${python}" PARENT_SCOPE)
+endfunction()
+
+function(micro_relay_model target)
+  cmake_parse_arguments(PARSE_ARGV 1 MR "" "MODEL;NAME" "OPTIONS")
+  if(MR_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "micro_relay_model(${target}): unknown arguments: ${MR_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT MR_MODEL)
+    message(FATAL_ERROR "micro_relay_model(${target}): MODEL <file> is required")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "micro_relay_model(${target}): no such target")
+  endif()
+  if(DEFINED ZEPHYR_BASE AND NOT CONFIG_MICRO_RELAY)
+    message(FATAL_ERROR "micro_relay_model(${target}): set CONFIG_MICRO_RELAY=y (prj.conf) to build "
+                        "the Micro Relay runtime the generated code links with")
+  endif()
+  if(NOT TARGET micro_relay)
+    message(FATAL_ERROR "micro_relay_model(${target}): the Micro Relay runtime library is missing")
+  endif()
+
+  get_filename_component(model "${MR_MODEL}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${model}")
+    get_source_file_property(generated "${model}" GENERATED)
+    if(NOT generated)
+      # The indented line is printed as is, unwrapped: one line a person or a script can read.
+      message(FATAL_ERROR "micro_relay_model(${target}):\n error: model file not found (${model})")
+    endif()
+  endif()
+
+  if(MR_NAME)
+    set(name "${MR_NAME}")
+  else()
+    get_filename_component(name "${model}" NAME_WE)
+    string(MAKE_C_IDENTIFIER "${name}" name)
+  endif()
+  if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "micro_relay_model(${target}): NAME '${name}' is not a C identifier")
+  endif()
+  if(TARGET micro_relay_model_${name})
+    message(FATAL_ERROR "micro_relay_model(${target}): a model named '${name}' already exists in this "
+                        "application; give each model its own NAME")
+  endif()
+
+  set(options ${MR_OPTIONS})
+  if(NOT "--arena-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_ARENA_SECTION}" STREQUAL "")
+    list(APPEND options --arena-section "${CONFIG_MICRO_RELAY_ARENA_SECTION}")
+  endif()
+
+  get_property(root GLOBAL PROPERTY MICRO_RELAY_ROOT)
+  file(GLOB_RECURSE generator_sources CONFIGURE_DEPENDS "${root}/scripts/micro_relay/*.py")
+  micro_relay_python_command(python)
+
+  set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/micro_relay/${name}")
+  set(outputs "${out_dir}/${name}.c" "${out_dir}/${name}.h" "${out_dir}/${name}.plan.json")
+  file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${out_dir}/${name}.c")
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${python} -m micro_relay compile "${model}" -o "${out_dir}" --name "${name}" --no-runtime ${options}
+    # The generator leaves unchanged files alone; touching them tells the build tool they are current.
+    COMMAND ${CMAKE_COMMAND} -E touch ${outputs}
+    DEPENDS "${model}" ${generator_sources}
+    COMMENT "Micro Relay: compiling ${MR_MODEL} to ${shown}"
+    VERBATIM
+  )
+  add_custom_target(micro_relay_model_${name} DEPENDS ${outputs})
+  add_dependencies(${target} micro_relay_model_${name})
+  target_sources(${target} PRIVATE "${out_dir}/${name}.c")
+  target_include_directories(${target} PRIVATE "${out_dir}")
+  set_property(TARGET micro_relay APPEND PROPERTY MICRO_RELAY_MODELS "${name}")
+endfunction()

@@ -1,0 +1,72 @@
+# SPDX-License-Identifier: Apache-2.0
+
+"""`west micro-relay`: Micro Relay's command line from a west workspace.
+
+    west micro-relay compile model.tflite -o out/ --name kws
+    west micro-relay inspect model.tflite
+    west micro-relay run model.tflite --input x.npy
+    west micro-relay budget [-d BUILD_DIR] [--ram 64K --flash 256K]
+
+It runs this module's own generator (no `pip install` of Micro Relay needed, only its dependencies:
+`west packages pip --install`). `budget` without --elf checks the build folder given with -d/--build-dir,
+or ./build: its zephyr/zephyr.elf, zephyr/.config and the CONFIG_MICRO_RELAY_BUDGET_YAML file.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from west.commands import WestCommand
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+
+
+class MicroRelayCommand(WestCommand):
+
+    def __init__(self):
+        super().__init__(
+            "micro-relay",
+            # Keep in sync with scripts/west-commands.yml.
+            "compile, inspect, run and budget-check neural network models with Micro Relay",
+            __doc__,
+            accepts_unknown_args=True,
+        )
+
+    def do_add_parser(self, parser_adder):
+        parser = parser_adder.add_parser(self.name, help=self.help, description=self.description,
+                                         formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
+        # Everything after the command, -h included, goes to Micro Relay's own parser.
+        parser.add_argument("command", nargs="?", help="compile, inspect, run or budget")
+        return parser
+
+    def do_run(self, args, unknown):
+        if not args.command:
+            self.parser.print_help()
+            return
+        argv = [args.command, *unknown]
+        if args.command == "budget":
+            argv = self._budget_argv(argv)
+        if str(SCRIPTS) not in sys.path:
+            sys.path.insert(0, str(SCRIPTS))
+        from micro_relay.cli import main
+
+        code = main(argv)
+        if code:
+            sys.exit(code)
+
+    @staticmethod
+    def _budget_argv(argv):
+        """`-d DIR` as in `west build`; with neither --elf nor a build folder, ./build."""
+        out = []
+        rest = iter(argv)
+        for arg in rest:
+            if arg in ("-d", "--build-dir"):
+                out += ["--build-dir", next(rest, "")]
+            elif arg.startswith("-d") and len(arg) > 2:
+                out += ["--build-dir", arg[2:]]
+            else:
+                out.append(arg)
+        if not any(a == "--elf" or a.startswith("--elf=") or a == "--build-dir" or a.startswith("--build-dir=")
+                   for a in out):
+            out += ["--build-dir", "build"]
+        return out

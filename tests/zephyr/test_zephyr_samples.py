@@ -1,0 +1,81 @@
+"""The samples, built with `west build` and run (native_sim as a program, Cortex-M boards in QEMU): each
+prints what its sample.yaml's console regexes expect, and the budget check prints its summary line.
+
+On Cortex-M boards the budget checker's Flash total is also compared with the linker's own memory
+report (CONFIG_OUTPUT_PRINT_MEMORY_USAGE), an independent count of the same image.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from zephyr_env import REPO, boards, new_build, ordered_matches
+
+SAMPLES = {"hello_model": "sine", "keyword_spotting": "kws"}
+DONE = {"hello_model": r"max \|y - sin\(x\)\|", "keyword_spotting": r"inputs match the reference"}
+
+_builds = {}
+
+
+def sample_build(sample, board, tmp_path_factory):
+    key = (sample, board)
+    if key not in _builds:
+        build_dir = tmp_path_factory.mktemp(f"{sample}-{board.replace('/', '_')}")
+        _builds[key] = new_build(REPO / "samples" / sample, board, build_dir).build(pristine=True)
+    return _builds[key]
+
+
+def console_regexes(sample: str) -> list[str]:
+    import yaml  # Zephyr's scripts need PyYAML, so a Zephyr environment has it
+
+    spec = yaml.safe_load((REPO / "samples" / sample / "sample.yaml").read_text())
+    (test,) = spec["tests"].values()
+    assert test["harness"] == "console" and test["harness_config"]["ordered"]
+    return test["harness_config"]["regex"]
+
+
+@pytest.mark.parametrize("board", boards())
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_sample_builds_and_runs(sample, board, tmp_path_factory):
+    build = sample_build(sample, board, tmp_path_factory)
+    output = build.run(DONE[sample])
+    ordered_matches(output, console_regexes(sample))
+    print(f"{sample} on {board}: built in {build.seconds:.0f} s\n{output}")
+
+
+@pytest.mark.parametrize("board", boards())
+@pytest.mark.parametrize("sample", sorted(SAMPLES))
+def test_budget_summary_line(sample, board, tmp_path_factory):
+    build = sample_build(sample, board, tmp_path_factory)
+    model = SAMPLES[sample]
+    lines = [line for line in build.log.splitlines() if line.startswith("micro-relay budget: ")]
+    assert len(lines) == 1, build.log[-3000:]
+    assert re.search(rf"^micro-relay budget: {re.escape(board)}(/\S+)?: RAM \d+ B .*, Flash \d+ B .*; "
+                     rf"model {model}: arena \d+ B, weights \d+ B, code \d+ B", lines[0]), lines[0]
+    plan = (build.build_dir / "micro_relay" / model / f"{model}.plan.json").read_text()
+    arena = re.search(r'"arena_bytes": (\d+)', plan).group(1)
+    assert f"model {model}: arena {arena} B" in lines[0]
+
+
+def _linker_bytes(log: str, region: str) -> int | None:
+    match = re.search(rf"^\s*{region}:\s+(\d+) (B|KB|MB)\s", log, re.MULTILINE)
+    if not match:
+        return None
+    return int(match.group(1)) * {"B": 1, "KB": 1024, "MB": 1024 * 1024}[match.group(2)]
+
+
+@pytest.mark.parametrize("board", [b for b in boards() if not b.startswith("native_sim")])
+def test_budget_totals_agree_with_the_linker(board, tmp_path_factory):
+    build = sample_build("keyword_spotting", board, tmp_path_factory)
+    linker_flash, linker_ram = _linker_bytes(build.log, "FLASH"), _linker_bytes(build.log, "RAM")
+    if linker_flash is None or linker_ram is None:
+        pytest.skip("the linker printed no memory report (CONFIG_OUTPUT_PRINT_MEMORY_USAGE)")
+    summary = re.search(r"RAM (\d+) B of \d+ B \([^)]*\), Flash (\d+) B", build.log)
+    ram, flash = int(summary.group(1)), int(summary.group(2))
+    # Flash: the same bytes, up to the linker's alignment padding between sections.
+    assert abs(flash - linker_flash) <= 64, (flash, linker_flash)
+    # RAM: the footprint rule also counts writable sections the linker script keeps in flash
+    # (sw_isr_table), so it may exceed the linker's RAM region, never fall below it by more than padding.
+    assert ram >= linker_ram - 64, (ram, linker_ram)

@@ -1,0 +1,55 @@
+"""Twister over this module's Twister suites (tests/zephyr) and samples, per board.
+
+model_outputs and two_models run ztest on the device; over_budget is build-only and validates the budget
+checker's report during the build; the samples check their console output.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from zephyr_env import QEMU_MACHINES, REPO, _module_args, board_env, boards
+
+EXPECTED = {"micro_relay.model_outputs", "micro_relay.model_outputs.noinit_arena", "micro_relay.two_models",
+            "micro_relay.budget.over_budget", "micro_relay.sample.hello_model", "micro_relay.sample.keyword_spotting"}
+
+
+@pytest.mark.parametrize("board", boards())
+def test_twister(board, tmp_path):
+    env = board_env(board)
+    out = tmp_path / "twister-out"
+    command = ["west", "twister", "-j", "1", "--inline-logs", "-p", board, "-O", str(out),
+               "-T", str(REPO / "tests" / "zephyr"), "-T", str(REPO / "samples"),
+               *[f"-x={arg[2:]}" for arg in _module_args(env)]]
+    build_only = board in QEMU_MACHINES  # no emulator Twister knows for this board: build only
+    if build_only:
+        command.append("--build-only")
+    done = subprocess.run(command, cwd=env["ZEPHYR_BASE"], env=env, capture_output=True, text=True, timeout=5400)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-8000:]
+    report = json.loads((out / "twister.json").read_text())
+    statuses = {suite["name"].rsplit("/", 1)[-1]: suite["status"] for suite in report["testsuites"]}
+    assert set(statuses) == EXPECTED, statuses
+    for name, status in statuses.items():
+        built_only = build_only or name == "micro_relay.budget.over_budget"
+        expected = "not run" if built_only else "passed"
+        assert status == expected, (name, status)
+
+    # CONFIG_MICRO_RELAY_ARENA_SECTION put both arenas in the noinit section; without it, in bss.
+    for scenario, section in (("micro_relay.model_outputs.noinit_arena", "noinit"), ("micro_relay.model_outputs", "bss")):
+        (elf,) = out.glob(f"*/*/model_outputs/{scenario}/zephyr/zephyr.elf")
+        sections = arena_sections(elf)
+        assert set(sections) == {"sine_arena", "kws_arena"}, sections
+        assert all(section in name for name in sections.values()), sections
+
+
+def arena_sections(elf) -> dict[str, str]:
+    from elftools.elf.elffile import ELFFile
+
+    with open(elf, "rb") as handle:
+        image = ELFFile(handle)
+        symbols = image.get_section_by_name(".symtab")
+        return {s.name: image.get_section(s["st_shndx"]).name for s in symbols.iter_symbols()
+                if s.name.endswith("_arena") and isinstance(s["st_shndx"], int)}
