@@ -1,13 +1,19 @@
 /*
  * nn.conv2d kernels, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md sections 2 and 8).
  *
- * Each output pixel's window is clipped to the image once (TFLite Micro tests every tap). Within a filter
- * row the taps are read as runs: one run of (taps * channels) values when the row is contiguous in memory
- * (no dilation, one group), else one run of `filter_c` values per tap. int8 windows that lie wholly inside
- * the image start from the compile-time folded bias (bias - in_zp * sum(w)) and skip the zero-point
- * subtraction, four output channels at a time when there is one group; integer sums do not depend on
- * order, so this is exact. Float sums keep TFLite Micro's order (fy, fx, ic), then add the bias (0.0f when
- * absent), then clamp.
+ * int8 loop structure:
+ *   pointwise (1x1, stride 1, no padding, one group), a matrix product:
+ *     tile of 16 pixels > block of 4 output channels (requantization constants made here) > pixel >
+ *     one pass over the pixel's input channels feeding 4 accumulators (mac_1x4)
+ *   any other window:
+ *     batch > oy > ox (window clipped to the image once; TFLite Micro tests every tap) > group >
+ *     block of 4 output channels > in-image filter row > run > the run's inputs feeding 4 accumulators
+ *   A run is one filter row's (taps * channels) values when the row is contiguous in memory (no dilation, one
+ *   group), else one tap's filter_c values. Channels left over from the blocks of four go one at a time.
+ * Windows wholly inside the image start from the compile-time folded bias (bias - in_zp * sum(w)) and take raw
+ * inputs; the others start from the bias and subtract the zero point. Integer sums do not depend on order, so
+ * this is exact. int16 and float: batch > oy > ox > output channel > filter row > run; float sums keep TFLite
+ * Micro's order (fy, fx, ic), then add the bias (0.0f when absent), then clamp.
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
@@ -45,24 +51,6 @@ static void window_at(const mr_conv_geometry *g, int32_t oy, int32_t ox, conv_wi
         win->runs = fx1 - win->fx0;
         win->run_len = g->filter_c;
     }
-}
-
-static int32_t dot_s8(const int8_t *x, const int8_t *w, int32_t n)
-{
-    int32_t acc = 0, i;
-    for (i = 0; i < n; ++i) {
-        acc += (int32_t)x[i] * w[i];
-    }
-    return acc;
-}
-
-static int32_t dot_s8_offset(const int8_t *x, const int8_t *w, int32_t n, int32_t zp)
-{
-    int32_t acc = 0, i;
-    for (i = 0; i < n; ++i) {
-        acc += ((int32_t)x[i] - zp) * w[i];
-    }
-    return acc;
 }
 
 static int32_t dot_s16(const int16_t *x, const int8_t *w, int32_t n)
@@ -114,18 +102,50 @@ static void steps_of(const mr_conv_geometry *g, conv_steps *s)
     s->image_size = g->in_h * g->in_w * g->in_c;
 }
 
-/* Four dot products of x with the rows w, w + w_step, w + 2 w_step, w + 3 w_step, added to acc: each input
- * value is loaded once for four output channels (5 loads per 4 multiply-accumulates instead of 8). */
-static MR_CONV_NOINLINE void dot4_s8(const int8_t *x, const int8_t *w, int32_t w_step, int32_t n, int32_t acc[4])
+/*
+ * Products are formed two ways. Windows inside the image use raw inputs (the folded bias holds the zero
+ * point): four accumulators in registers, as cheap as it gets on a Cortex-M. Windows that cross the border
+ * use (int16)(x - zp), which is exact since x - zp lies in [-255, 255] (prepare checks the zero point); an
+ * int16 operand whose range GCC cannot narrow lets x86 -O2 use 16-bit multiply-add-pairs. Each loop runs
+ * first over a length rounded down to a multiple of 16, which GCC -O2 vectorizes (its cheap cost model
+ * wants no scalar tail), then over the rest. The int32 sums wrap like TFLite Micro's; their order does not
+ * matter.
+ */
+#define MR_MAC4(v, i)                                                                                          \
+    do {                                                                                                       \
+        a0 += (v) * w[i];                                                                                      \
+        a1 += (v) * w1[i];                                                                                     \
+        a2 += (v) * w2[i];                                                                                     \
+        a3 += (v) * w3[i];                                                                                     \
+    } while (0)
+
+/* Adds n inputs times four filters' runs (w, w + w_step, ...) to acc: each input is loaded once for four
+ * output channels, and the loop's 13 live values fit a Cortex-M's registers (a 2-pixel x 4-channel block
+ * would halve the weight loads but spills its accumulators there). */
+static MR_CONV_NOINLINE void mac_1x4(const int8_t *x, const int8_t *w, int32_t w_step, int32_t n, int16_t zp,
+                                     int32_t acc[4])
 {
-    const int8_t *w0 = w, *w1 = w + w_step, *w2 = w1 + w_step, *w3 = w2 + w_step;
+    const int8_t *w1 = w + w_step, *w2 = w1 + w_step, *w3 = w2 + w_step;
+    const int32_t n16 = n & ~15;
     int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], i;
-    for (i = 0; i < n; ++i) {
-        const int32_t v = x[i];
-        a0 += v * w0[i];
-        a1 += v * w1[i];
-        a2 += v * w2[i];
-        a3 += v * w3[i];
+    if (zp == 0) {
+        for (i = 0; i < n16; ++i) {
+            const int32_t v = x[i];
+            MR_MAC4(v, i);
+        }
+        for (; i < n; ++i) {
+            const int32_t v = x[i];
+            MR_MAC4(v, i);
+        }
+    } else {
+        for (i = 0; i < n16; ++i) {
+            const int16_t v = (int16_t)(x[i] - zp);
+            MR_MAC4(v, i);
+        }
+        for (; i < n; ++i) {
+            const int16_t v = (int16_t)(x[i] - zp);
+            MR_MAC4(v, i);
+        }
     }
     acc[0] = a0;
     acc[1] = a1;
@@ -133,59 +153,127 @@ static MR_CONV_NOINLINE void dot4_s8(const int8_t *x, const int8_t *w, int32_t w
     acc[3] = a3;
 }
 
-static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc)
+/* One output channel's run (channels left over from the blocks of four, or groups). */
+static MR_CONV_NOINLINE int32_t mac_1x1(const int8_t *x, const int8_t *w, int32_t n, int16_t zp, int32_t acc)
 {
-    acc = mr_mbqm(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+    const int32_t n16 = n & ~15;
+    int32_t i;
+    for (i = 0; i < n16; ++i) {
+        acc += (int16_t)(x[i] - zp) * w[i];
+    }
+    for (; i < n; ++i) {
+        acc += (int16_t)(x[i] - zp) * w[i];
+    }
+    return acc;
+}
+
+/* acc[j] += one run of n inputs times filter j's run, for the count <= 4 filters w + j * w_step. */
+static void mac_run(const int8_t *x, const int8_t *w, int32_t w_step, int32_t n, int16_t zp, int32_t count,
+                    int32_t acc[4])
+{
+    int32_t j;
+    if (count == 4) {
+        mac_1x4(x, w, w_step, n, zp, acc);
+        return;
+    }
+    for (j = 0; j < count; ++j) {
+        acc[j] = mac_1x1(x, w + j * w_step, n, zp, acc[j]);
+    }
+}
+
+static int8_t requantize_s8(const mr_conv2d_q_params *p, const mr_conv_requant *q, int32_t acc)
+{
+    acc = mr_conv_requantize(q, acc) + p->out_zp;
     return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+}
+
+/*
+ * 1x1, stride 1, no padding, one group: a matrix product of the pixels [pixels][c] with the filters [oc][c].
+ * Pixels go in tiles of MR_POINTWISE_TILE; within a tile, output channels go in blocks of four whose
+ * requantization constants are made once, and each pixel of the tile runs one pass over its c inputs per
+ * block. The tile's inputs and outputs stay in a data cache where there is one.
+ */
+#define MR_POINTWISE_TILE 16
+
+static void pointwise_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                         int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c;
+    const int32_t *init = p->folded_bias != NULL ? p->folded_bias : bias; /* no window crosses a border */
+    const int16_t zp = (int16_t)(init == bias ? p->in_zp : 0);
+    int32_t first, last, oc, n, j, px;
+    for (first = 0; first < pixels; first = last) {
+        last = pixels - first < MR_POINTWISE_TILE ? pixels : first + MR_POINTWISE_TILE;
+        for (oc = 0; oc < out_c; oc += n) {
+            mr_conv_requant q[4];
+            int32_t start[4];
+            n = out_c - oc < 4 ? out_c - oc : 4;
+            for (j = 0; j < n; ++j) {
+                mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], &q[j]);
+                start[j] = init ? init[oc + j] : 0;
+            }
+            for (px = first; px < last; ++px) {
+                int32_t acc[4];
+                int8_t *o = out + px * out_c + oc;
+                for (j = 0; j < n; ++j) {
+                    acc[j] = start[j];
+                }
+                mac_run(in + px * c, w + oc * c, c, c, zp, n, acc);
+                for (j = 0; j < n; ++j) {
+                    o[j] = requantize_s8(p, &q[j], acc[j]);
+                }
+            }
+        }
+    }
 }
 
 void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
-    int32_t b, oy, ox, oc, fy, r, k;
+    int32_t b, oy, ox, oc, fy, r, j, n;
+    if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
+        g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c) {
+        pointwise_s8(p, in, w, bias, out);
+        return;
+    }
     steps_of(g, &s);
     for (b = 0; b < g->batches; ++b) {
         const int8_t *image = in + b * s.image_size;
         for (oy = 0; oy < g->out_h; ++oy) {
             for (ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
                 conv_window win;
-                int fold;
+                const int32_t *init;
+                const int8_t *x, *wf;
+                int16_t zp;
                 window_at(g, oy, ox, &win);
-                fold = win.inside && p->folded_bias != NULL;
-                oc = 0;
-                if (fold && s.per_group == g->out_c) { /* one group: blocks of four channels share input loads */
-                    for (; oc + 4 <= g->out_c; oc += 4) {
-                        const int8_t *w_first = w + oc * s.filter_size;
+                /* windows inside the image start from bias - in_zp * sum(w) and skip the zero point */
+                init = win.inside && p->folded_bias != NULL ? p->folded_bias : bias;
+                zp = (int16_t)(init == bias ? p->in_zp : 0);
+                x = image + win.start;
+                wf = w + win.fy0 * s.filter_row + win.fx0 * g->filter_c;
+                for (oc = 0; oc < g->out_c; x += g->filter_c) { /* one group at a time */
+                    const int32_t group_end = oc + s.per_group;
+                    for (; oc < group_end; oc += n) {
                         int32_t acc[4];
-                        for (k = 0; k < 4; ++k) {
-                            acc[k] = p->folded_bias[oc + k];
+                        n = group_end - oc < 4 ? group_end - oc : 4;
+                        for (j = 0; j < n; ++j) {
+                            acc[j] = init ? init[oc + j] : 0;
                         }
-                        for (fy = 0; fy < g->k_h; ++fy) {
+                        for (fy = 0; fy < win.fy1 - win.fy0; ++fy) {
                             for (r = 0; r < win.runs; ++r) {
-                                dot4_s8(image + win.start + fy * s.row_step + r * s.tap_step,
-                                        w_first + fy * s.filter_row + r * g->filter_c, s.filter_size, win.run_len, acc);
+                                mac_run(x + fy * s.row_step + r * s.tap_step,
+                                        wf + oc * s.filter_size + fy * s.filter_row + r * g->filter_c, s.filter_size,
+                                        win.run_len, zp, n, acc);
                             }
                         }
-                        for (k = 0; k < 4; ++k) {
-                            out[oc + k] = requantize_s8(p, acc[k], oc + k);
+                        for (j = 0; j < n; ++j) {
+                            mr_conv_requant q;
+                            mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], &q);
+                            out[oc + j] = requantize_s8(p, &q, acc[j]);
                         }
                     }
-                }
-                for (; oc < g->out_c; ++oc) {
-                    const int8_t *x_first = image + win.start + (oc / s.per_group) * g->filter_c;
-                    const int8_t *w_first = w + oc * s.filter_size + win.fy0 * s.filter_row + win.fx0 * g->filter_c;
-                    int32_t acc = fold ? p->folded_bias[oc] : (bias ? bias[oc] : 0);
-                    for (fy = win.fy0; fy < win.fy1; ++fy) {
-                        const int8_t *x = x_first + (fy - win.fy0) * s.row_step;
-                        const int8_t *wt = w_first + (fy - win.fy0) * s.filter_row;
-                        for (r = 0; r < win.runs; ++r) {
-                            const int8_t *xr = x + r * s.tap_step;
-                            const int8_t *wr = wt + r * g->filter_c;
-                            acc += fold ? dot_s8(xr, wr, win.run_len) : dot_s8_offset(xr, wr, win.run_len, p->in_zp);
-                        }
-                    }
-                    out[oc] = requantize_s8(p, acc, oc);
                 }
             }
         }

@@ -2,11 +2,14 @@
  * nn.depthwise_conv2d kernels, bit-exact with TFLite Micro's reference DEPTHWISE_CONV_2D
  * (TFLM_ARITHMETIC.md sections 2 and 8).
  *
- * Loop order is TFLite Micro's (b, oy, ox, ic, m, fy, fx) with the accumulator in a register. Each window is
- * clipped to the image once instead of testing every tap. int8 windows wholly inside the image start from
- * the compile-time folded bias (bias - in_zp * sum over taps of w) and skip the zero-point subtraction,
- * which is exact for integer sums; with depth multiplier 1 they go four channels at a time. Float sums keep
- * the order fy, fx, then add the bias (0.0f when absent).
+ * int8 loop structure: batch > oy > ox (window clipped to the image once; TFLite Micro tests every tap) >
+ * block of 4 output channels > in-image filter row > tap, the block's 4 accumulators in registers. A block is
+ * 4 adjacent channels (depth multiplier 1) or 4 outputs of one input channel (multiplier a multiple of 4);
+ * other channels go one at a time. Windows wholly inside the image start from the compile-time folded bias
+ * (bias - in_zp * sum over taps of w) and take raw inputs; the others start from the bias and subtract the
+ * zero point. Integer sums do not depend on order, so this is exact.
+ * int16 and float keep TFLite Micro's order (b, oy, ox, ic, m, fy, fx) with the window clipped once; float
+ * sums go fy, fx, then add the bias (0.0f when absent).
  */
 #include "micro_relay/depthwise_conv2d.h"
 #include "micro_relay/fixedpoint.h"
@@ -47,39 +50,86 @@ static void steps_of(const mr_conv_geometry *g, dw_steps *s)
     s->image_size = g->in_h * g->in_w * g->in_c;
 }
 
-static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc)
-{
-    acc = mr_mbqm(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
-    return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
-}
+/* How the int8 kernels walk one window's in-image taps. */
+typedef struct {
+    int32_t rows, cols;   /* in-image filter rows and taps per row */
+    int32_t x_row, x_col; /* input steps between filter rows and between taps */
+    int32_t w_row, w_col; /* weight steps, likewise */
+    int32_t zp;           /* subtracted from every input: 0 when the window starts from the folded bias */
+} dw_walk;
 
-/* Channels [c, c + 4) of a window inside the image with depth multiplier 1: one pass over the taps feeds
- * four accumulators from adjacent input and weight bytes, sharing the loop overhead. */
-static MR_CONV_NOINLINE void inside_block4_s8(const mr_conv2d_q_params *p, const dw_steps *s,
-                                              const int8_t *x_first, const int8_t *w, int32_t c, int8_t *out)
+/*
+ * Four adjacent channels with depth multiplier 1: the taps are the inner loop and the four accumulators stay
+ * in registers: the loop fits a Cortex-M's register file. (A 16-channel block with the channel loop innermost
+ * vectorizes on a host, but on a Cortex-M its accumulators live in memory: about 1.3x slower there.) Windows
+ * inside the image take the raw inputs (their folded bias holds the zero point).
+ */
+static MR_CONV_NOINLINE void mac_block4(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t acc[4])
 {
-    const int32_t k_h = p->geo.k_h, k_w = p->geo.k_w, tap_step = s->tap_step, w_tap_step = s->w_tap_step;
-    int32_t a0 = p->folded_bias[c], a1 = p->folded_bias[c + 1], a2 = p->folded_bias[c + 2];
-    int32_t a3 = p->folded_bias[c + 3], fy, fx;
-    for (fy = 0; fy < k_h; ++fy) {
-        const int8_t *x = x_first + fy * s->row_step + c;
-        const int8_t *wt = w + fy * s->w_row_step + c;
-        for (fx = 0;;) { /* pointer walk that never steps past the last tap */
-            a0 += (int32_t)x[0] * wt[0];
-            a1 += (int32_t)x[1] * wt[1];
-            a2 += (int32_t)x[2] * wt[2];
-            a3 += (int32_t)x[3] * wt[3];
-            if (++fx == k_w) {
-                break;
+    const int32_t zp = k->zp;
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], r, t;
+    for (r = 0; r < k->rows; ++r, x += k->x_row, w += k->w_row) {
+        const int8_t *xt = x, *wt = w;
+        if (zp == 0) {
+            for (t = 0; t < k->cols; ++t, xt += k->x_col, wt += k->w_col) {
+                a0 += xt[0] * wt[0];
+                a1 += xt[1] * wt[1];
+                a2 += xt[2] * wt[2];
+                a3 += xt[3] * wt[3];
             }
-            x += tap_step;
-            wt += w_tap_step;
+        } else {
+            for (t = 0; t < k->cols; ++t, xt += k->x_col, wt += k->w_col) {
+                a0 += (xt[0] - zp) * wt[0];
+                a1 += (xt[1] - zp) * wt[1];
+                a2 += (xt[2] - zp) * wt[2];
+                a3 += (xt[3] - zp) * wt[3];
+            }
         }
     }
-    out[c] = requantize_s8(p, a0, c);
-    out[c + 1] = requantize_s8(p, a1, c + 1);
-    out[c + 2] = requantize_s8(p, a2, c + 2);
-    out[c + 3] = requantize_s8(p, a3, c + 3);
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* Four adjacent output channels of one input channel (depth multiplier a multiple of 4): one input load per tap. */
+static MR_CONV_NOINLINE void mac_shared4(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t acc[4])
+{
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], r, t;
+    for (r = 0; r < k->rows; ++r, x += k->x_row, w += k->w_row) {
+        const int8_t *xt = x, *wt = w;
+        for (t = 0; t < k->cols; ++t, xt += k->x_col, wt += k->w_col) {
+            const int32_t v = xt[0] - k->zp;
+            a0 += v * wt[0];
+            a1 += v * wt[1];
+            a2 += v * wt[2];
+            a3 += v * wt[3];
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+
+/* One output channel reading input channel x[0]. */
+static int32_t mac_1(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t acc)
+{
+    int32_t r, t;
+    for (r = 0; r < k->rows; ++r, x += k->x_row, w += k->w_row) {
+        for (t = 0; t < k->cols; ++t) {
+            acc += ((int32_t)x[t * k->x_col] - k->zp) * w[t * k->w_col];
+        }
+    }
+    return acc;
+}
+
+static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc)
+{
+    mr_conv_requant q;
+    mr_conv_requant_of(p->mult[oc], p->shift[oc], &q);
+    acc = mr_conv_requantize(&q, acc) + p->out_zp;
+    return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
 }
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
@@ -88,38 +138,47 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
     const mr_conv_geometry *g = &p->geo;
     const int32_t multiplier = g->filter_c;
     dw_steps s;
-    int32_t b, oy, ox, ic, j, fy, fx;
+    dw_walk k;
+    int32_t b, oy, ox, oc, j;
     steps_of(g, &s);
+    k.x_row = s.row_step;
+    k.x_col = s.tap_step;
+    k.w_row = s.w_row_step;
+    k.w_col = s.w_tap_step;
     for (b = 0; b < g->batches; ++b) {
+        const int8_t *image = in + b * s.image_size;
         for (oy = 0; oy < g->out_h; ++oy) {
             for (ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
-                const int8_t *image = in + b * s.image_size;
                 dw_window win;
-                int fold;
+                const int32_t *init;
+                const int8_t *x, *wf;
                 window_at(g, oy, ox, &win);
-                fold = win.inside && p->folded_bias != NULL;
-                ic = 0;
-                if (fold && multiplier == 1) {
-                    for (; ic + 4 <= g->in_c; ic += 4) {
-                        inside_block4_s8(p, &s, image + win.start, w, ic, out);
+                /* windows inside the image start from bias - in_zp * sum(w) and skip the zero point */
+                init = win.inside && p->folded_bias != NULL ? p->folded_bias : bias;
+                k.zp = init == bias ? p->in_zp : 0;
+                k.rows = win.fy1 - win.fy0;
+                k.cols = win.fx1 - win.fx0;
+                x = image + win.start;
+                wf = w + win.fy0 * s.w_row_step + win.fx0 * s.w_tap_step;
+                oc = 0;
+                if (multiplier == 1 || multiplier % 4 == 0) {
+                    for (; oc + 4 <= g->out_c; oc += 4) {
+                        int32_t acc[4];
+                        for (j = 0; j < 4; ++j) {
+                            acc[j] = init ? init[oc + j] : 0;
+                        }
+                        if (multiplier == 1) {
+                            mac_block4(&k, x + oc, wf + oc, acc);
+                        } else {
+                            mac_shared4(&k, x + oc / multiplier, wf + oc, acc);
+                        }
+                        for (j = 0; j < 4; ++j) {
+                            out[oc + j] = requantize_s8(p, acc[j], oc + j);
+                        }
                     }
                 }
-                for (; ic < g->in_c; ++ic) {
-                    const int8_t *x_first = image + win.start + ic;
-                    for (j = 0; j < multiplier; ++j) {
-                        const int32_t oc = ic * multiplier + j;
-                        const int8_t *w_first = w + win.fy0 * s.w_row_step + win.fx0 * s.w_tap_step + oc;
-                        const int32_t zp = fold ? 0 : p->in_zp;
-                        int32_t acc = fold ? p->folded_bias[oc] : (bias ? bias[oc] : 0);
-                        for (fy = win.fy0; fy < win.fy1; ++fy) {
-                            const int8_t *x = x_first + (fy - win.fy0) * s.row_step;
-                            const int8_t *wt = w_first + (fy - win.fy0) * s.w_row_step;
-                            for (fx = 0; fx < win.fx1 - win.fx0; ++fx) {
-                                acc += ((int32_t)x[fx * s.tap_step] - zp) * wt[fx * s.w_tap_step];
-                            }
-                        }
-                        out[oc] = requantize_s8(p, acc, oc);
-                    }
+                for (; oc < g->out_c; ++oc) {
+                    out[oc] = requantize_s8(p, mac_1(&k, x + oc / multiplier, wf + oc, init ? init[oc] : 0), oc);
                 }
             }
         }

@@ -43,6 +43,40 @@ static inline void mr_conv_tap_range(int32_t origin, int32_t dil, int32_t k, int
     *end = hi < lo ? lo : hi;
 }
 
+/*
+ * TFLite Micro's per-channel requantization MBQM32(acc, mult, shift) (TFLM_ARITHMETIC.md section 1), bit-exact,
+ * with its two roundings done by one 64-bit add. With p = (acc << left) * mult and a right shift r >= 1,
+ * RDBPOT(SRDHM(acc << left, mult), r) = floor((p + 2^30 + 2^(30+r) - 2^31 [p < 0]) / 2^(31+r)), because
+ * floor(floor(z / a) / b) = floor(z / (a b)). The 2^31 term is RDBPOT's "halves away from zero"; it should test
+ * SRDHM(...) < 0, i.e. p < -2^30, but for p in [-2^30, 0) both numerators lie in [0, 2^(31+r)), so the result
+ * is 0 either way. Dropping the low 32 bits first keeps the last shift in 32 bits. SRDHM saturates only for
+ * mult = INT32_MIN, which conv2d's and depthwise_conv2d's prepare refuse. The constants depend only on the channel.
+ */
+typedef struct {
+    int64_t nudge;  /* 2^30 + 2^(30+r) */
+    int32_t mult;
+    int32_t left;   /* left shift of the accumulator (wraps in int32, as in TFLite Micro) */
+    int32_t right;  /* r - 1: the shift after dropping 32 bits; -1 when r = 0 */
+} mr_conv_requant;
+
+static inline void mr_conv_requant_of(int32_t mult, int32_t shift, mr_conv_requant *q)
+{
+    const int32_t r = shift > 0 ? 0 : -shift;
+    q->nudge = ((int64_t)1 << 30) + ((int64_t)1 << (30 + r));
+    q->mult = mult;
+    q->left = shift > 0 ? shift : 0;
+    q->right = r - 1;
+}
+
+static inline int32_t mr_conv_requantize(const mr_conv_requant *q, int32_t acc)
+{
+    const int64_t prod = (int64_t)(int32_t)((uint32_t)acc << q->left) * q->mult;
+    if (q->right < 0) { /* r = 0: SRDHM alone */
+        return (int32_t)((prod + ((int64_t)1 << 30)) >> 31);
+    }
+    return (int32_t)((prod + q->nudge - (prod < 0 ? ((int64_t)1 << 31) : 0)) >> 32) >> q->right;
+}
+
 typedef struct {
     mr_conv_geometry geo;
     int32_t in_zp, out_zp;

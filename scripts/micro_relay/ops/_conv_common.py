@@ -104,6 +104,18 @@ def quant_params(graph, node, data, weight, channel_axis: int, channels: int) ->
             "act_min": lo, "act_max": hi}
 
 
+def check_int8_kernel_limits(graph, node, p: dict) -> None:
+    """What the int8 conv and depthwise kernels assume to stay bit-exact (prepare refuses the rest, which no
+    converter produces): an input zero point in [-128, 127], so that q - zp fits 16 bits, and no multiplier
+    equal to INT32_MIN (only a negative scale within 2^-32 of a power of two gives one), the one value for
+    which SRDHM saturates."""
+    if not -128 <= p["in_zp"] <= 127:
+        fail(graph, node, f"int8 input zero point {p['in_zp']} lies outside [-128, 127]")
+    if np.any(np.asarray(p["mult"], dtype=np.int64) == -2 ** 31):
+        fail(graph, node, "an effective scale quantizes to the multiplier INT32_MIN, which the kernel does not "
+                          "support (negative scale)")
+
+
 def check_wide_shifts(graph, node, shift: np.ndarray) -> None:
     """The 64-bit requantization is defined for shifts in [-31, 7] only (TFLite Micro asserts it)."""
     if shift.size and (shift.min() < -31 or shift.max() > 7):

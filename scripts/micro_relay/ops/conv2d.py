@@ -7,20 +7,26 @@ groups = in_channels / C (TFLite Micro infers groups the same way).
 Integer semantics (TFLM_ARITHMETIC.md section 2): int8 sums f * (q - in_zp) in int32 over in-image taps only
 (TFLite Micro skips padding taps, which is the same as padding (q - in_zp) with zeros), adds the raw int32
 bias, requantizes per output channel with MBQM32 from the double in_s * w_s[c] / out_s, adds out_zp and
-clamps. int16x8 uses no zero points; it accumulates in int32 with an int32 bias, otherwise in int64 with
-MBQM64. Float sums in the order fy, fx, ic from 0.f, adds bias (0.f when absent), then clamps.
+clamps. int16x8 uses no zero points; it accumulates in int32 with an int32 bias (or with no bias when the
+model's quantized_bias_type is int32), otherwise in int64 with MBQM64. Float sums in the order fy, fx, ic from
+0.f, adds bias (0.f when absent), then clamps.
+
+The int8 kernel (crt/src/mr_conv2d.c) picks its loop structure from the geometry in the parameter struct: a
+tiled matrix product for 1x1 stride-1 unpadded single-group layers, a clipped window walk otherwise. Prepare
+folds bias - in_zp * sum(w) per channel when the weights are constant and refuses what the kernel's exactness
+relies on (check_int8_kernel_limits).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..ir.registry import OpDef, register
+from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, kernel_suffix, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_wide_shifts,
-                           emit_call, exact_matmul, float_finish, folded_bias, inputs3, inside_image, quant_params,
-                           requantize, window_attrs, windowed_size, windows)
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_int8_kernel_limits,
+                           check_wide_shifts, emit_call, exact_matmul, float_finish, folded_bias, inputs3, inside_image,
+                           quant_params, requantize, window_attrs, windowed_size, windows)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -42,7 +48,8 @@ def _geometry(graph, node) -> Geometry:
 @register
 class Conv2D(OpDef):
     name = "nn.conv2d"
-    attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION}
+    attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION,
+             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)
     kernels = ("conv2d",)
 
@@ -64,6 +71,7 @@ class Conv2D(OpDef):
         params.update(quant_params(graph, node, data, weight, 0, g.out_c))
         bias_dtype = None if bias is None else bias.dtype
         if data.dtype == DType.INT8:
+            check_int8_kernel_limits(graph, node, params)
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 conv2d needs an int32 bias, got {bias_dtype.value}")
             weight_sums = graph.constant(node.inputs[1])
@@ -73,7 +81,10 @@ class Conv2D(OpDef):
         else:
             if bias_dtype not in (None, DType.INT32, DType.INT64):
                 fail(graph, node, f"int16 conv2d needs an int32 or int64 bias, got {bias_dtype.value}")
-            params["wide"] = bias_dtype != DType.INT32  # TFLite Micro: int64 unless the bias is int32
+            # TFLite Micro accumulates in int64 unless the bias is int32, or there is no bias and the model's
+            # quantized_bias_type says int32 (TFLM_ARITHMETIC.md section 2)
+            params["wide"] = (bias_dtype != DType.INT32 if bias is not None
+                              else node.attrs.get("quantized_bias_type", "default") != "int32")
             if params["wide"]:
                 check_wide_shifts(graph, node, params["shift"])
         return params

@@ -7,6 +7,10 @@ TFLite Micro, which does not infer it).
 Integer semantics (TFLM_ARITHMETIC.md section 2): as conv2d, per output channel on weight axis 3. int8 sums
 f * (q - in_zp) in int32 over in-image taps; int16x8 uses no zero points and always accumulates in int64
 (TFLite Micro reads the bias as int64) with MBQM64. Float sums fy, fx from 0.f, adds bias (0.f when absent).
+
+The int8 kernel (crt/src/mr_depthwise_conv2d.c) works in blocks of four output channels, picked from the
+depth multiplier in the parameter struct (1, or a multiple of 4); prepare folds bias - in_zp * sum(w) per
+channel when the weights are constant and refuses what the kernel's exactness relies on.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, kernel_suffix, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_wide_shifts,
-                           emit_call, float_finish, folded_bias, inputs3, inside_image, quant_params, requantize,
-                           window_attrs, windowed_size, windows)
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_int8_kernel_limits,
+                           check_wide_shifts, emit_call, float_finish, folded_bias, inputs3, inside_image, quant_params,
+                           requantize, window_attrs, windowed_size, windows)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -65,6 +69,7 @@ class DepthwiseConv2D(OpDef):
         params.update(quant_params(graph, node, data, weight, 3, g.out_c))
         bias_dtype = None if bias is None else bias.dtype
         if data.dtype == DType.INT8:
+            check_int8_kernel_limits(graph, node, params)
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 depthwise_conv2d needs an int32 bias, got {bias_dtype.value}")
             weights = graph.constant(node.inputs[1])

@@ -111,8 +111,9 @@ def conv2d(ctx, op, inputs, outputs):
     strides, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
     pads = _pads(ctx, o.Padding(), data, ctx.shape(outputs[0]), weight[1], weight[2], *strides, *dilation)
     bias = inputs[2] if len(inputs) > 2 else ""
+    extra = {"quantized_bias_type": _bias_type(o)} if _bias_type(o) != "default" else {}
     return [_node(ctx, "nn.conv2d", [inputs[0], inputs[1], bias], outputs, strides=strides, dilation=dilation,
-                  padding=pads, activation=ctx.activation(o.FusedActivationFunction()))]
+                  padding=pads, activation=ctx.activation(o.FusedActivationFunction()), **extra)]
 
 
 @converts(B.DEPTHWISE_CONV_2D)
