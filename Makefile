@@ -25,7 +25,9 @@ test-long: setup-test
 
 bench: setup-test
 	$(PYTHON) benchmarks/host_vs_tflm.py --out BENCHMARKS.md
+	$(PYTHON) benchmarks/cortex_m.py --out BENCHMARKS-cortex-m.md
+	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-cortex-m.md >> BENCHMARKS.md && rm BENCHMARKS-cortex-m.md
 
 # Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
 bench-cortex-m: setup-test
-	$(PYTHON) benchmarks/cortex_m.py
+	$(PYTHON) benchmarks/cortex_m.py --out BENCHMARKS-cortex-m.md
