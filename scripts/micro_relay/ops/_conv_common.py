@@ -17,7 +17,7 @@ from ..arith.fixedpoint import mbqm32, mbqm64, wrap32
 from ..arith.multiplier import quantize_multipliers
 from ..ir.registry import Attr
 from ..ir.types import DType
-from ._common import apply_clamp, c_float, clamp_range, fail, out_type, require_quant, types
+from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 
 PAIR_OF_ONES = Attr(tuple, (1, 1))
 NO_PADDING = Attr(tuple, (0, 0, 0, 0))  # (top, left, bottom, right)
@@ -215,3 +215,20 @@ def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = No
     if scratch:
         args.append(ctx.scratch())
     return f"{kernel_prefix}_{p['kind']}{'_wide' if p['wide'] else ''}({', '.join(args)});"
+
+
+def prepare_convolution(graph, node, g, channel_axis: int) -> tuple[dict, DType | None]:
+    """The start every convolution's prepare shares: check the bias size, then either the float clamp or,
+    for int8/int16, the requantization multipliers per output channel (the weight's `channel_axis`).
+    Returns (params, bias dtype or None); the caller adds its own integer checks."""
+    data, weight, bias = inputs3(graph, node)
+    check_bias_size(graph, node, bias, g.out_c)
+    params = {"geometry": g, "kind": kernel_suffix(data.dtype), "wide": False}
+    if data.dtype == DType.FLOAT32:
+        params.update(check_float(graph, node, data, weight, bias))
+        return params, None
+    if data.dtype not in (DType.INT8, DType.INT16) or out_type(graph, node).dtype != data.dtype:
+        fail(graph, node, f"{node.op.removeprefix('nn.')} supports int8, int16 and float32 (output like input), "
+                          f"got {data.dtype.value}")
+    params.update(quant_params(graph, node, data, weight, channel_axis, g.out_c))
+    return params, None if bias is None else bias.dtype

@@ -23,10 +23,10 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, fail, kernel_suffix, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_int8_kernel_limits,
-                           check_wide_shifts, emit_call, exact_matmul, float_finish, folded_bias, inputs3, inside_image,
-                           quant_params, requantize, window_attrs, windowed_size, windows)
+from ._common import ACTIVATION, fail, out_type
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
+                           exact_matmul, float_finish, folded_bias, Geometry, inputs3, inside_image,
+                           prepare_convolution, requantize, window_attrs, windowed_size, windows)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -59,18 +59,11 @@ class Conv2D(OpDef):
         return [TensorType((g.batches, g.out_h, g.out_w, g.out_c), data.dtype, out_type(graph, node).quant)]
 
     def prepare(self, graph, node):
-        data, weight, bias = inputs3(graph, node)
         g = _geometry(graph, node)
-        check_bias_size(graph, node, bias, g.out_c)
-        params = {"geometry": g, "kind": kernel_suffix(data.dtype), "wide": False}
-        if data.dtype == DType.FLOAT32:
-            params.update(check_float(graph, node, data, weight, bias))
+        params, bias_dtype = prepare_convolution(graph, node, g, 0)
+        if params["kind"] == "f32":
             return params
-        if data.dtype not in (DType.INT8, DType.INT16) or out_type(graph, node).dtype != data.dtype:
-            fail(graph, node, f"conv2d supports int8, int16 and float32 (output like input), got {data.dtype.value}")
-        params.update(quant_params(graph, node, data, weight, 0, g.out_c))
-        bias_dtype = None if bias is None else bias.dtype
-        if data.dtype == DType.INT8:
+        if params["kind"] == "s8":
             check_int8_kernel_limits(graph, node, params)
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 conv2d needs an int32 bias, got {bias_dtype.value}")
@@ -83,7 +76,7 @@ class Conv2D(OpDef):
                 fail(graph, node, f"int16 conv2d needs an int32 or int64 bias, got {bias_dtype.value}")
             # TFLite Micro accumulates in int64 unless the bias is int32, or there is no bias and the model's
             # quantized_bias_type says int32 (TFLM_ARITHMETIC.md section 2)
-            params["wide"] = (bias_dtype != DType.INT32 if bias is not None
+            params["wide"] = (bias_dtype != DType.INT32 if bias_dtype is not None
                               else node.attrs.get("quantized_bias_type", "default") != "int32")
             if params["wide"]:
                 check_wide_shifts(graph, node, params["shift"])

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, fail, kernel_suffix, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, Geometry, check_bias_size, check_float, check_wide_shifts,
-                           emit_call, exact_matmul, float_finish, inputs3, quant_params, requantize, window_attrs)
+from ._common import ACTIVATION, fail, out_type
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_wide_shifts, emit_call, exact_matmul, float_finish,
+                           Geometry, inputs3, prepare_convolution, requantize, window_attrs)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -50,19 +50,11 @@ class Conv2DTranspose(OpDef):
         return [TensorType((g.batches, g.out_h, g.out_w, g.out_c), data.dtype, out_type(graph, node).quant)]
 
     def prepare(self, graph, node):
-        data, weight, bias = inputs3(graph, node)
         g = _geometry(graph, node)
-        check_bias_size(graph, node, bias, g.out_c)
-        params = {"geometry": g, "kind": kernel_suffix(data.dtype), "wide": False}
-        if data.dtype == DType.FLOAT32:
-            params.update(check_float(graph, node, data, weight, bias))
+        params, bias_dtype = prepare_convolution(graph, node, g, 0)
+        if params["kind"] == "f32":
             return params
-        if data.dtype not in (DType.INT8, DType.INT16) or out_type(graph, node).dtype != data.dtype:
-            fail(graph, node, f"conv2d_transpose supports int8, int16 and float32 (output like input), "
-                              f"got {data.dtype.value}")
-        params.update(quant_params(graph, node, data, weight, 0, g.out_c))
-        bias_dtype = None if bias is None else bias.dtype
-        if data.dtype == DType.INT8:
+        if params["kind"] == "s8":
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 conv2d_transpose needs an int32 bias, got {bias_dtype.value}")
         else:
