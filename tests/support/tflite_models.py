@@ -2,7 +2,7 @@
 
 Each builder takes explicit, readable parameters (with defaults, so a named case states only what it is
 about) and returns model bytes. Builders only make models that TFLite Micro's Prepare accepts (see
-/work/shared/TFLM_ARITHMETIC.md): int16 zero points 0, conv filter zero points 0, FC bias scale in_s*w_s,
+../shared/TFLM_ARITHMETIC.md): int16 zero points 0, conv filter zero points 0, FC bias scale in_s*w_s,
 pooling/concat/pad with equal quantization in and out, fixed softmax/logistic/tanh output scales.
 `check` then runs compiled C, the reference interpreter and TFLite Micro on seeded random inputs and asserts
 they agree; TFLite Micro is the oracle.
