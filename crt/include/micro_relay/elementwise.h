@@ -84,4 +84,22 @@ static inline void mr_broadcast_next_row(const mr_broadcast *bc, mr_broadcast_po
         }                                                                                   \
     } while (0)
 
+/* Parameters of ADD and SUB, which share TFLite Micro's rescale-then-combine arithmetic. */
+typedef struct {
+    mr_broadcast bc;
+    int32_t size;                      /* output elements */
+    int32_t a_offset, b_offset;        /* minus the input zero points */
+    int32_t out_offset;                /* output zero point */
+    int32_t left_shift;                /* 20 for int8, 15 for int16 */
+    int32_t a_mult, a_shift, b_mult, b_shift;
+    int32_t out_mult, out_shift;
+    int32_t act_min, act_max;
+} mr_addsub_q_params;
+
+typedef struct {
+    mr_broadcast bc;
+    int32_t size;
+    float act_min, act_max;
+} mr_addsub_f32_params;
+
 #endif /* MICRO_RELAY_ELEMENTWISE_H */

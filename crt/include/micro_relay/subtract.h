@@ -5,25 +5,8 @@
 #include "crt.h"
 #include "elementwise.h"
 
-typedef struct {
-    mr_broadcast bc;
-    int32_t size;                      /* output elements */
-    int32_t a_offset, b_offset;        /* minus the input zero points */
-    int32_t out_offset;                /* output zero point */
-    int32_t left_shift;                /* 20 for int8, 15 for int16 */
-    int32_t a_mult, a_shift, b_mult, b_shift;
-    int32_t out_mult, out_shift;
-    int32_t act_min, act_max;
-} mr_subtract_q_params;
-
-typedef struct {
-    mr_broadcast bc;
-    int32_t size;
-    float act_min, act_max;
-} mr_subtract_f32_params;
-
-void mr_subtract_s8(const mr_subtract_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
-void mr_subtract_s16(const mr_subtract_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
-void mr_subtract_f32(const mr_subtract_f32_params *p, const float *a, const float *b, float *out);
+void mr_subtract_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+void mr_subtract_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
+void mr_subtract_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out);
 
 #endif

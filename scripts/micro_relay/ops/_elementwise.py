@@ -138,6 +138,7 @@ class BinaryOp(OpDef):
     attrs = {"activation": ACTIVATION}
     num_inputs = (2, 2)
     inplace = True
+    params_struct = ""  # C parameter struct mr_<this>_{q,f32}_params; empty: the kernel's own name
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     def infer(self, graph, node):
@@ -173,14 +174,15 @@ class BinaryOp(OpDef):
 
     def emit(self, ctx, node, p):
         kernel = self.kernels[0]
+        struct_base = self.params_struct or kernel
         fields = {"bc": c_broadcast(p["layout"]), "size": p["size"]}
         if p["kind"] == "f32":
             fields.update(c_floats(p, "act_min", "act_max"))
-            struct = f"mr_{kernel}_f32_params"
+            struct = f"mr_{struct_base}_f32_params"
         else:
             fields.update({k: p[k] for k in self.c_fields})
             fields.update(act_min=p["act_min"], act_max=p["act_max"])
-            struct = f"mr_{kernel}_q_params"
+            struct = f"mr_{struct_base}_q_params"
         a, b = node.inputs
         params = ctx.params(struct, fields)
         return f"mr_{kernel}_{p['kind']}({params}, {ctx.tensor(a)}, {ctx.tensor(b)}, {ctx.tensor(node.outputs[0])});"

@@ -20,6 +20,7 @@ from ._elementwise import ADDSUB_FIELDS, BinaryOp, addsub_fn, addsub_params
 class Add(BinaryOp):
     name = "add"
     kernels = ("add",)
+    params_struct = "addsub"  # elementwise.h: ADD and SUB share one parameter layout
     c_fields = ADDSUB_FIELDS
 
     def float_fn(self, a, b):
