@@ -1,3 +1,35 @@
-"""Micro Relay: an ahead-of-time compiler from trained networks to static-memory C99."""
+"""Micro Relay: an ahead-of-time compiler from trained networks to static-memory C99.
+
+Python API (the command line, `micro-relay`, wraps the same functions):
+    graph = micro_relay.from_torch(module, (example_input,))     # PyTorch -> optimized Micro Relay IR
+    model = micro_relay.compile(graph_or_model_file, "out", name="net")   # writes out/net.c, net.h, runtime
+Heavy imports (tvm, torch, onnx) happen inside these functions, never at `import micro_relay`.
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+
+
+def from_torch(module, example_inputs, io_layout: str = "nhwc"):
+    """A PyTorch module (traced with torch.export on `example_inputs`) as an optimized Micro Relay graph.
+    io_layout 'nhwc' (default) stores 4-D inputs/outputs NHWC; 'nchw' keeps the module's layout there."""
+    from .frontend.relax import from_torch as _from_torch
+    from .passes import run_pipeline
+
+    return run_pipeline(_from_torch(module, example_inputs, io_layout, type(module).__name__))
+
+
+def compile(model, out_dir, name: str | None = None, input_shapes: dict | None = None, io_layout: str = "nhwc",
+            arena_section: str | None = None, with_runtime: bool = True):
+    """Compile a model file (.tflite, .onnx) or a graph from `from_torch` to C in `out_dir`; returns the
+    CompiledModel (graph, memory plan, file texts)."""
+    from .compiler import compile_file, compile_graph, write_output
+    from .ir.graph import Graph
+    from .passes import run_pipeline
+
+    if isinstance(model, Graph):
+        compiled = compile_graph(run_pipeline(model), name or "model", "graph", arena_section)
+        write_output(compiled, out_dir, with_runtime)
+        return compiled
+    return compile_file(model, out_dir, name, arena_section, with_runtime, input_shapes, io_layout)

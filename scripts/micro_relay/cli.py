@@ -2,10 +2,12 @@
 
 Commands:
   compile  MODEL -o OUT   write OUT/NAME.h, OUT/NAME.c, the runtime sources and OUT/NAME.plan.json
+           (MODEL: .tflite, or .onnx float / QDQ int8; see --input-shape and --io-layout)
   inspect  MODEL          print the Micro Relay text IR (after the pass pipeline unless --raw)
   run      MODEL          run the numpy reference interpreter on .npy inputs
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
   bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
+  ops                     list the supported Micro Relay ops, TFLite operators and ONNX operators
 
 Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
 """
@@ -22,11 +24,32 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr)
 
 
+def _input_shapes(specs: list[str]) -> dict[str, tuple[int, ...]]:
+    """--input-shape NAME=D0,D1,... (repeatable) -> {NAME: (D0, D1, ...)}."""
+    from .errors import CompileError
+
+    shapes = {}
+    for spec in specs:
+        name, sep, dims = spec.rpartition("=")
+        try:
+            shape = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            shape = ()
+        if not sep or not name or not shape or any(d < 1 for d in shape):
+            raise CompileError(f"'{spec}' is not NAME=D0,D1,... with positive dimensions", "--input-shape")
+        shapes[name] = shape
+    return shapes
+
+
+def _load_options(args) -> dict:
+    return {"input_shapes": _input_shapes(args.input_shape), "io_layout": args.io_layout}
+
+
 def _cmd_compile(args) -> int:
     from .compiler import compile_graph, default_name, prepare_graph, write_output
 
     start = time.perf_counter()
-    graph = prepare_graph(args.model)
+    graph = prepare_graph(args.model, **_load_options(args))
     name = args.name or default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section)
     write_output(model, args.output, with_runtime=not args.no_runtime)
@@ -43,7 +66,7 @@ def _cmd_inspect(args) -> int:
     from .ir.verify import verify
     from .passes import run_pipeline
 
-    graph = load_model(args.model)
+    graph = load_model(args.model, **_load_options(args))
     graph = verify(graph) if args.raw else run_pipeline(graph)
     sys.stdout.write(print_graph(graph, elide_data=not args.full))
     return 0
@@ -56,7 +79,7 @@ def _cmd_run(args) -> int:
     from .errors import CompileError
     from .reference import run
 
-    graph = prepare_graph(args.model)
+    graph = prepare_graph(args.model, **_load_options(args))
     inputs = []
     for path in args.input:
         try:
@@ -89,6 +112,25 @@ def _cmd_bench(args) -> int:
     return run(args)
 
 
+def _cmd_ops(args) -> int:
+    from .frontend.relax.importers import SUPPORTED_ONNX_OPS
+    from .frontend.tflite.builtins import CONVERTERS
+    from .frontend.tflite.reader import BUILTIN_NAMES
+    from .ir.registry import all_ops
+
+    print("Micro Relay ops: " + ", ".join(all_ops()))
+    print("TFLite operators: " + ", ".join(sorted(BUILTIN_NAMES.get(code, str(code)) for code in CONVERTERS)))
+    print("ONNX operators: " + ", ".join(sorted(SUPPORTED_ONNX_OPS)))
+    return 0
+
+
+def _model_options(p) -> None:
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
+                   help="static shape of an ONNX input with dynamic dimensions (repeatable)")
+    p.add_argument("--io-layout", choices=("nhwc", "nchw"), default="nhwc",
+                   help="ONNX 4-D inputs/outputs: nhwc (default, no runtime transpose) or the model's nchw")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="micro-relay", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,8 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compile", help="compile a model to C")
-    p.add_argument("model", help="model file (.tflite)")
+    p.add_argument("model", help="model file (.tflite or .onnx)")
     p.add_argument("-o", "--output", required=True, help="output folder")
+    _model_options(p)
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
@@ -109,12 +152,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model")
     p.add_argument("--raw", action="store_true", help="as imported, before the pass pipeline")
     p.add_argument("--full", action="store_true", help="include constant data (parseable text)")
+    _model_options(p)
     p.set_defaults(func=_cmd_inspect)
 
     p = sub.add_parser("run", help="run the numpy reference interpreter")
     p.add_argument("model")
     p.add_argument("--input", action="append", default=[], help=".npy file, one per model input, in order")
     p.add_argument("--output", help=".npy (one output) or .npz (several) file to write; default: print")
+    _model_options(p)
     p.set_defaults(func=_cmd_run)
 
     from .budget import cli as budget_cli
@@ -130,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description=bench_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_cli.add_arguments(p)
     p.set_defaults(func=_cmd_bench)
+
+    p = sub.add_parser("ops", help="list the supported ops and operators")
+    p.set_defaults(func=_cmd_ops)
     return parser
 
 

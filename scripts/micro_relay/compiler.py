@@ -38,9 +38,9 @@ def default_name(model_path: str | Path) -> str:
     return c_identifier(Path(model_path).stem)
 
 
-def prepare_graph(model_path: str | Path) -> Graph:
+def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_layout: str = "nhwc") -> Graph:
     """Load and optimize a model: the graph the planner and emitter see."""
-    return run_pipeline(load_model(model_path))
+    return run_pipeline(load_model(model_path, input_shapes, io_layout))
 
 
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
@@ -88,8 +88,9 @@ def write_output(model: CompiledModel, out_dir: str | Path, with_runtime: bool =
 
 
 def compile_file(model_path: str | Path, out_dir: str | Path, name: str | None = None,
-                 arena_section: str | None = None, with_runtime: bool = True) -> CompiledModel:
-    graph = prepare_graph(model_path)
+                 arena_section: str | None = None, with_runtime: bool = True, input_shapes: dict | None = None,
+                 io_layout: str = "nhwc") -> CompiledModel:
+    graph = prepare_graph(model_path, input_shapes, io_layout)
     model = compile_graph(graph, name or default_name(model_path), Path(model_path).name, arena_section)
     write_output(model, out_dir, with_runtime)
     return model

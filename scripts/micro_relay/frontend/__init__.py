@@ -8,8 +8,11 @@ from ..errors import CompileError
 from ..ir.graph import Graph
 
 
-def load_model(path: str | Path) -> Graph:
-    """Read a model file (chosen by content, not extension) into an unverified Micro Relay graph."""
+def load_model(path: str | Path, input_shapes: dict[str, tuple[int, ...]] | None = None,
+               io_layout: str = "nhwc") -> Graph:
+    """Read a model file into an unverified Micro Relay graph: TFLite by its TFL3 identifier, ONNX by its
+    .onnx suffix. `input_shapes` fixes dynamic ONNX input dimensions; `io_layout` says whether 4-D ONNX
+    inputs and outputs are stored NHWC (no runtime transpose, the default) or keep the model's NCHW."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -20,9 +23,15 @@ def load_model(path: str | Path) -> Graph:
     except OSError as exc:
         raise CompileError(f"cannot read model file: {exc.strerror}", str(path)) from None
     if len(data) >= 8 and data[4:8] == b"TFL3":
+        if input_shapes:
+            raise CompileError("--input-shape applies to ONNX models only (TFLite shapes are static)", str(path))
         from .tflite import read_tflite
 
         return read_tflite(data, str(path))
+    if path.suffix.lower() == ".onnx":
+        from .relax import load_onnx
+
+        return load_onnx(path, data, input_shapes, io_layout)
     if path.suffix == ".tflite":
         raise CompileError("not a TFLite flatbuffer (no TFL3 identifier)", str(path))
-    raise CompileError("unrecognized model format (expected a .tflite flatbuffer)", str(path))
+    raise CompileError("unrecognized model format (expected a .tflite flatbuffer or an .onnx file)", str(path))
