@@ -69,3 +69,15 @@ def run_host_program(exe: Path, samples: list[list[np.ndarray]], output_types: l
     if pos != len(data):
         raise AssertionError(f"model program wrote {len(data)} bytes, expected {pos}")
     return outputs
+
+
+def compile_and_run(graph, samples: list[list[np.ndarray]], out_dir: Path, name: str = "model") -> list[list[np.ndarray]]:
+    """Compile an optimized graph to C in out_dir, build it strictly on the host, run it on the samples."""
+    from micro_relay.compiler import compile_graph, write_output
+
+    write_output(compile_graph(graph, name, "test graph"), out_dir)
+    exe = build_host_program(Path(out_dir), name)
+    output_types = [(graph.type_of(n).dtype.numpy, graph.type_of(n).shape) for n in graph.outputs]
+    shaped = [[np.ascontiguousarray(x, dtype=graph.type_of(n).dtype.numpy).reshape(graph.type_of(n).shape)
+               for x, n in zip(sample, graph.inputs)] for sample in samples]
+    return run_host_program(exe, shaped, output_types)

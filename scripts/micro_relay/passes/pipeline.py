@@ -9,8 +9,9 @@ from ..ir.graph import Graph
 from ..ir.verify import verify
 from .dead_code import eliminate_dead_code
 from .dequantize_hybrid_weights import dequantize_hybrid_weights
-from .fold_bias_add import fold_bias_add
+from .fold_channel_affine import fold_channel_affine
 from .fold_constants import fold_constants
+from .fold_flatten_transpose import fold_flatten_transpose
 from .fuse_activation import fuse_activation
 from .lower_qdq import lower_qdq
 from .merge_reshapes import merge_reshapes
@@ -18,11 +19,12 @@ from .merge_reshapes import merge_reshapes
 Pass = Callable[[Graph], Graph]
 
 DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
-    ("fold_bias_add", fold_bias_add),
+    ("fold_channel_affine", fold_channel_affine),
     ("lower_qdq", lower_qdq),  # before fold_constants, which would turn dequantized weights into floats
     ("drop_unread_dequantize", eliminate_dead_code),  # the weight dequantize nodes lower_qdq bypassed
     ("dequantize_hybrid_weights", dequantize_hybrid_weights),
     ("fold_constants", fold_constants),
+    ("fold_flatten_transpose", fold_flatten_transpose),
     ("fuse_activation", fuse_activation),
     ("merge_reshapes", merge_reshapes),
     ("eliminate_dead_code", eliminate_dead_code),

@@ -21,7 +21,7 @@ from ...ir.graph import Graph
 SUPPORTED_ONNX_OPS = frozenset({
     "Add", "AveragePool", "BatchNormalization", "Clip", "Concat", "Constant", "Conv", "DequantizeLinear",
     "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "MatMul", "MaxPool",
-    "Mul", "Pad", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
+    "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
 })
 CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})

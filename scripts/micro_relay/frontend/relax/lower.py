@@ -120,6 +120,10 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
     if op is None:
         ctx.fail(f"unsupported Relax expression {kind} (Micro Relay has no control flow, tuples or calls)")
     converter = CONVERTERS.get(op)
+    if op == "relax.call_tir":
+        function = getattr(value.args[0], "name_hint", "?")
+        ctx.fail(f"unsupported operator: the importer lowered it to a TIR function '{function}' that Micro "
+                 f"Relay cannot map to one of its ops")
     if converter is None:
         supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
         ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")

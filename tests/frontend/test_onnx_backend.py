@@ -1,0 +1,93 @@
+"""The ONNX backend test models that ship inside the onnx wheel (pytorch-operator, pytorch-converted).
+
+Every model is either supported (it compiles, its C builds with -Werror and its outputs match the bundled
+expected outputs within 1e-4 relative) or listed in UNSUPPORTED with the reason, and then must fail with a
+one-line CompileError. A model that moves from one list to the other fails this test until the list says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
+from onnx import numpy_helper  # noqa: E402
+
+from micro_relay.errors import CompileError  # noqa: E402
+from micro_relay.frontend import load_model  # noqa: E402
+from micro_relay.passes import run_pipeline  # noqa: E402
+
+from support.c_harness import compile_and_run  # noqa: E402
+
+DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+MODELS = sorted(p.parent for folder in ("pytorch-operator", "pytorch-converted")
+                for p in (DATA / folder).glob("*/model.onnx"))
+
+_OPS = {
+    "float64": ["test_operator_add_broadcast", "test_operator_add_size1_broadcast",
+                "test_operator_add_size1_right_broadcast", "test_operator_add_size1_singleton_broadcast",
+                "test_operator_addconstant"],
+    "int64 arithmetic": ["test_operator_non_float_params"],
+    "matmul of two runtime tensors": ["test_operator_addmm", "test_operator_mm"],
+    "Neg": ["test_operator_basic", "test_operator_params", "test_Softmin"],
+    "Sum": ["test_operator_symbolic_override_nested"],
+    "Split": ["test_operator_chunk", "test_GLU", "test_GLU_dim"],
+    "Clip as a TIR function": ["test_operator_clip"],
+    "Pad as a TIR function": ["test_operator_pad", "test_ConstantPad2d", "test_ReflectionPad2d",
+                              "test_ReplicationPad2d", "test_ZeroPad2d"],
+    "ConvTranspose": ["test_operator_convtranspose", "test_ConvTranspose2d", "test_ConvTranspose2d_no_bias"],
+    "Exp": ["test_operator_exp", "test_PoissonNLLLLoss_no_reduce"],
+    "Slice with dynamic bounds (importer)": ["test_operator_index"],
+    "Max / Min": ["test_operator_max", "test_operator_min"],
+    "Pow": ["test_operator_pow"],
+    "ReduceSum": ["test_operator_reduced_sum", "test_operator_reduced_sum_keepdim"],
+    "Tile": ["test_operator_repeat", "test_operator_repeat_dim_overflow"],
+    "Selu / Elu / Softplus / Softsign (Abs)": ["test_operator_selu", "test_SELU", "test_ELU", "test_Softplus",
+                                              "test_Softsign"],
+    "Sqrt": ["test_operator_sqrt"],
+    "InstanceNormalization": ["test_operator_symbolic_override"],
+    "3-D convolution and pooling": ["test_AvgPool3d", "test_AvgPool3d_stride", "test_AvgPool3d_stride1_pad0_gpu_input",
+                                    "test_Conv3d", "test_Conv3d_dilated", "test_Conv3d_dilated_strided",
+                                    "test_Conv3d_groups", "test_Conv3d_no_bias", "test_Conv3d_stride",
+                                    "test_Conv3d_stride_padding", "test_MaxPool3d", "test_MaxPool3d_stride",
+                                    "test_MaxPool3d_stride_padding"],
+    "1-D convolution and max pooling": ["test_Conv1d", "test_Conv1d_dilated", "test_Conv1d_groups", "test_Conv1d_pad1",
+                                        "test_Conv1d_pad1size1", "test_Conv1d_pad2", "test_Conv1d_pad2size1",
+                                        "test_Conv1d_stride", "test_MaxPool1d", "test_MaxPool1d_stride",
+                                        "test_MaxPool1d_stride_padding_dilation", "test_operator_maxpool"],
+    "dilated pooling": ["test_MaxPool2d_stride_padding_dilation"],
+    "Gather": ["test_Embedding", "test_Embedding_sparse"],
+    "PRelu": ["test_PReLU_1d", "test_PReLU_1d_multiparam", "test_PReLU_2d", "test_PReLU_2d_multiparam",
+              "test_PReLU_3d", "test_PReLU_3d_multiparam"],
+    "LogSoftmax": ["test_LogSoftmax", "test_log_softmax_dim3", "test_log_softmax_lastdim"],
+}
+UNSUPPORTED = {model: reason for reason, models in _OPS.items() for model in models}
+
+
+def _tensors(folder: Path, kind: str) -> list[np.ndarray]:
+    return [numpy_helper.to_array(onnx.load_tensor(str(p)))
+            for p in sorted((folder / "test_data_set_0").glob(f"{kind}_*.pb"))]
+
+
+def test_every_listed_model_exists():
+    names = {m.name for m in MODELS}
+    assert len(MODELS) > 100, f"expected the onnx wheel's backend test models under {DATA}"
+    assert set(UNSUPPORTED) <= names, sorted(set(UNSUPPORTED) - names)
+
+
+@pytest.mark.parametrize("folder", MODELS, ids=lambda p: p.name)
+def test_backend_model(folder: Path, tmp_path):
+    if folder.name in UNSUPPORTED:
+        with pytest.raises(CompileError) as info:
+            run_pipeline(load_model(folder / "model.onnx", io_layout="nchw"))
+        assert "\n" not in str(info.value) and str(info.value)
+        return
+    graph = run_pipeline(load_model(folder / "model.onnx", io_layout="nchw"))
+    outputs = compile_and_run(graph, [_tensors(folder, "input")], tmp_path)[0]
+    expected = _tensors(folder, "output")
+    assert len(outputs) == len(expected)
+    for got, want in zip(outputs, expected):
+        np.testing.assert_allclose(got.reshape(want.shape), want, rtol=1e-4, atol=1e-5)

@@ -1,0 +1,127 @@
+"""PyTorch networks the ONNX/PyTorch frontend tests compile: seeded weights, batch-norm statistics that are
+not the identity, and the shapes MCU models use (an MLP, a CNN with batch norm and a residual add, a
+depthwise-separable keyword-spotting net, pooling + softmax). Each entry: (name, constructor, input shape,
+is a classifier)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+
+torch = __import__("pytest").importorskip("torch")
+nn = torch.nn
+
+
+def _randomize_batch_norms(module: nn.Module, seed: int) -> nn.Module:
+    g = torch.Generator().manual_seed(seed)
+    for m in module.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
+    return module.eval()
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 16), nn.ReLU(), nn.Linear(16, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class ResidualCNN(nn.Module):
+    """conv-bn-relu, a residual block (conv-bn-relu-conv-bn + skip), max pool, strided conv, global pool."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.block = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                                   nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8))
+        self.down = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.ReLU())
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = torch.relu(x + self.block(x))
+        x = self.down(x)
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        return self.head(x)
+
+
+class DSKWS(nn.Module):
+    """A DS-CNN keyword spotter in miniature: strided stem, depthwise-separable blocks, average pool."""
+
+    def __init__(self):
+        super().__init__()
+        layers = [nn.Conv2d(1, 16, (10, 4), stride=2, padding=(5, 1)), nn.BatchNorm2d(16), nn.ReLU()]
+        for _ in range(2):
+            layers += [nn.Conv2d(16, 16, 3, padding=1, groups=16, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+                       nn.Conv2d(16, 16, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU()]
+        self.features = nn.Sequential(*layers)
+        self.classifier = nn.Linear(16, 12)
+
+    def forward(self, x):
+        x = self.features(x)
+        x = nn.functional.avg_pool2d(x, x.shape[2:])
+        return self.classifier(torch.flatten(x, 1))
+
+
+class PoolSoftmax(nn.Module):
+    """Average and max pooling (with padding), a flatten of a multi-pixel map, and softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 3)
+        self.conv2 = nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = nn.Linear(8 * 4 * 4, 6)
+
+    def forward(self, x):
+        x = nn.functional.avg_pool2d(torch.relu(self.conv1(x)), 2)
+        x = nn.functional.max_pool2d(torch.relu(self.conv2(x)), 3, stride=2, padding=1)
+        return torch.softmax(self.fc(torch.flatten(x, 1)), dim=-1)
+
+
+MODELS = {
+    "mlp": (MLP, (1, 64), True),
+    "residual_cnn": (ResidualCNN, (1, 3, 16, 16), True),
+    "ds_kws": (DSKWS, (1, 1, 49, 10), True),
+    "pool_softmax": (PoolSoftmax, (1, 3, 18, 18), True),
+}
+
+
+def build(name: str, seed: int = 0) -> tuple[nn.Module, tuple[int, ...], bool]:
+    cls, shape, classifier = MODELS[name]
+    torch.manual_seed(seed)
+    return _randomize_batch_norms(cls(), seed), shape, classifier
+
+
+def samples(shape, count: int, seed: int) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
+
+
+def torch_outputs(module: nn.Module, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    with torch.no_grad():
+        return [module(torch.from_numpy(x)).numpy() for x in inputs]
+
+
+def export_onnx(module: nn.Module, shape, path: Path) -> Path:
+    """Float ONNX with a static shape (the TorchScript exporter: no extra dependencies)."""
+    import warnings
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, (torch.zeros(shape),), buffer, input_names=["input"], output_names=["output"],
+                          dynamo=False, opset_version=17)
+    path.write_bytes(buffer.getvalue())
+    return path
+
+
+def to_nhwc(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(np.transpose(x, (0, 2, 3, 1))) if x.ndim == 4 else x
