@@ -1,0 +1,80 @@
+"""QDQ int8 ONNX models (onnxruntime's quantize_static, per-tensor and per-channel weights) compile to
+integer kernels and agree with onnxruntime: within one quantization step of the output on at least 99.9% of
+outputs, and on the argmax of every classifier sample."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
+ort = pytest.importorskip("onnxruntime")
+from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static  # noqa: E402
+from support import torch_models  # noqa: E402
+from support.c_harness import compile_and_run  # noqa: E402
+
+from micro_relay.frontend import load_model  # noqa: E402
+from micro_relay.passes import run_pipeline  # noqa: E402
+
+WEIGHT_OPS = {"nn.conv2d", "nn.depthwise_conv2d", "nn.dense"}
+
+
+class _Samples(CalibrationDataReader):
+    def __init__(self, samples):
+        self._it = iter([{"input": x} for x in samples])
+
+    def get_next(self):
+        return next(self._it, None)
+
+
+def quantized_model(name: str, per_channel: bool, folder, activation_type=QuantType.QInt8):
+    module, shape, classifier = torch_models.build(name)
+    float_path = torch_models.export_onnx(module, shape, folder / f"{name}.onnx")
+    qdq_path = folder / f"{name}_qdq.onnx"
+    quantize_static(str(float_path), str(qdq_path), _Samples(torch_models.samples(shape, 32, seed=7)),
+                    quant_format=QuantFormat.QDQ, activation_type=activation_type, weight_type=QuantType.QInt8,
+                    per_channel=per_channel)
+    return qdq_path, shape, classifier
+
+
+def _output_step(graph) -> float:
+    producer = {o: n for n in graph.nodes for o in n.outputs}
+    node = producer[graph.outputs[0]]
+    assert node.op == "qnn.dequantize", "a QDQ model's float output comes from a dequantize"
+    return graph.type_of(node.inputs[0]).quant.scale
+
+
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
+@pytest.mark.parametrize("name", sorted(torch_models.MODELS))
+def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
+    path, shape, classifier = quantized_model(name, per_channel, tmp_path)
+    graph = run_pipeline(load_model(path))
+    for node in graph.nodes:  # integer kernels: every op with weights reads int8 data and int8 weights
+        if node.op in WEIGHT_OPS:
+            assert graph.type_of(node.inputs[0]).dtype.value == "int8", node
+            assert graph.type_of(node.inputs[1]).dtype.value == "int8", node
+    assert any(n.op in WEIGHT_OPS for n in graph.nodes)
+    inputs = torch_models.samples(shape, 40, seed=11)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
+    step = _output_step(graph)
+    diff = np.abs(np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]) - np.stack(expected))
+    within = np.mean(diff <= step * 1.001)
+    assert within >= 0.999, f"{within:.4f} of outputs within one step ({step}); worst {diff.max() / step:.2f} steps"
+    if classifier:
+        agree = [int(np.argmax(g)) == int(np.argmax(e)) for g, e in zip(got, expected)]
+        assert all(agree), f"argmax differs on {agree.count(False)} of {len(agree)} samples"
+
+
+def test_uint8_activations_become_int8(tmp_path):
+    """quantize_static's default uint8 activations run on the int8 kernels (zero point - 128, exact)."""
+    path, shape, _ = quantized_model("ds_kws", True, tmp_path, activation_type=QuantType.QUInt8)
+    graph = run_pipeline(load_model(path))
+    assert all(graph.type_of(n.outputs[0]).dtype.value != "uint8" for n in graph.nodes)
+    inputs = torch_models.samples(shape, 20, seed=3)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
+    step = _output_step(graph)
+    assert max(float(np.max(np.abs(g.reshape(e.shape) - e))) for g, e in zip(got, expected)) <= step * 1.001
