@@ -27,6 +27,8 @@ bench: setup-test
 	$(PYTHON) benchmarks/host_vs_tflm.py --out BENCHMARKS.md
 	$(PYTHON) benchmarks/cortex_m.py --out BENCHMARKS-cortex-m.md
 	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-cortex-m.md >> BENCHMARKS.md && rm BENCHMARKS-cortex-m.md
+	$(PYTHON) benchmarks/onnx_vs_onnxruntime.py --out BENCHMARKS-onnx.md
+	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-onnx.md >> BENCHMARKS.md && rm BENCHMARKS-onnx.md
 
 # Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
 bench-cortex-m: setup-test
