@@ -78,3 +78,29 @@ def test_uint8_activations_become_int8(tmp_path):
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
     assert max(float(np.max(np.abs(g.reshape(e.shape) - e))) for g, e in zip(got, expected)) <= step * 1.001
+
+
+ARM_GCC = __import__("shutil").which("arm-none-eabi-gcc")
+ARM_NM = __import__("shutil").which("arm-none-eabi-nm")
+
+
+@pytest.mark.skipif(ARM_GCC is None or ARM_NM is None, reason="arm-none-eabi-gcc is not installed (apt-get install gcc-arm-none-eabi)")
+def test_qdq_model_builds_for_cortex_m4_without_allocator(tmp_path):
+    import subprocess
+
+    from support.c_harness import STRICT_FLAGS
+
+    from micro_relay.compiler import compile_graph, write_output
+
+    path, _, _ = quantized_model("ds_kws", True, tmp_path)
+    out = tmp_path / "out"
+    write_output(compile_graph(run_pipeline(load_model(path)), "kws", path.name), out)
+    objects = []
+    for source in sorted(out.glob("*.c")):
+        obj = tmp_path / f"{source.stem}.o"
+        result = subprocess.run([ARM_GCC, "-mcpu=cortex-m4", "-mthumb", "-Os", *STRICT_FLAGS, "-I", str(out), "-c",
+                                 str(source), "-o", str(obj)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr[-3000:]
+        objects.append(str(obj))
+    undefined = set(subprocess.run([ARM_NM, "-u", *objects], capture_output=True, text=True).stdout.split())
+    assert not undefined & {"malloc", "calloc", "realloc", "free"}, undefined
