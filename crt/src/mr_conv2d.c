@@ -17,6 +17,7 @@
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
+#include "micro_relay/simd.h"
 
 /* The in-image part of one output pixel's window and how its filter rows are read. */
 typedef struct {
@@ -102,6 +103,11 @@ static void steps_of(const mr_conv_geometry *g, conv_steps *s)
     s->image_size = g->in_h * g->in_w * g->in_c;
 }
 
+/* Pointwise convolutions go in tiles of at most this many flattened pixels: all of a tile's reads and writes
+ * finish before the next tile starts (the memory planner relies on it). */
+#define MR_POINTWISE_TILE 16
+
+#if !MR_DSP /* the portable int8 path; the DSP path follows it */
 /*
  * Products are formed two ways. Windows inside the image use raw inputs (the folded bias holds the zero
  * point): four accumulators in registers, as cheap as it gets on a Cortex-M. Windows that cross the border
@@ -193,8 +199,6 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, const mr_conv_requant *
  * requantization constants are made once, and each pixel of the tile runs one pass over its c inputs per
  * block. The tile's inputs and outputs stay in a data cache where there is one.
  */
-#define MR_POINTWISE_TILE 16
-
 static void pointwise_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                          int8_t *out)
 {
@@ -279,6 +283,250 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
         }
     }
 }
+
+#endif /* !MR_DSP */
+
+#if MR_DSP
+/*
+ * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
+ * windows (im2col). Loop structure:
+ *   row (pointwise: one row of all the flattened pixels) > group > tile of at most MR_POINTWISE_TILE pixels of
+ *   the row > each pixel's window gathered (in-image taps; the zero point for the others), minus the zero
+ *   point and sign-extended to int16 pairs into a stack buffer > pair of output channels (requantization
+ *   constants made here) > pair of pixels: 4 accumulators, 8 SMLADs per 4 window values (mac_2x2).
+ * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
+ * A window too large for the buffer goes through a plain scalar loop (conv2d_s8_scalar).
+ * Buffer layout: pixels go in pairs, each pair (or the lone last pixel) takes 2 * px_words words; per 4
+ * window values a pair holds [px0 even, px0 odd, px1 even, px1 odd] (a lone pixel [even, odd]), then the
+ * last n % 4 values as int32, px0's then px1's. The gathered int8 window is staged after the tile.
+ */
+#define MR_DSP_WORDS (MR_DSP_SCRATCH_BYTES / 4)
+
+static MR_CONV_NOINLINE void mac_2x2(const int32_t *x, int32_t quads, int32_t tail, const int8_t *w0,
+                                     const int8_t *w1, int32_t acc[4])
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], i;
+    /* The loop over blocks of 4 window values, in assembly: written in C, GCC -Os spills its 14 live values.
+     * Weight words are read with unaligned LDRs, which these cores allow; the buffer is word-aligned. */
+    if (quads > 0) {
+        int32_t ue, uo, ve, vo, t0, t1, n = quads;
+        __asm__("1:\n\t"
+                "ldr %[ue], [%[w0]], #4\n\t"
+                "ldr %[ve], [%[w1]], #4\n\t"
+                "ldrd %[t0], %[t1], [%[x]], #8\n\t"
+                "sxtb16 %[uo], %[ue], ror #8\n\t"
+                "sxtb16 %[ue], %[ue]\n\t"
+                "sxtb16 %[vo], %[ve], ror #8\n\t"
+                "sxtb16 %[ve], %[ve]\n\t"
+                "smlad %[a00], %[t0], %[ue], %[a00]\n\t"
+                "smlad %[a01], %[t0], %[ve], %[a01]\n\t"
+                "smlad %[a00], %[t1], %[uo], %[a00]\n\t"
+                "smlad %[a01], %[t1], %[vo], %[a01]\n\t"
+                "ldrd %[t0], %[t1], [%[x]], #8\n\t"
+                "smlad %[a10], %[t0], %[ue], %[a10]\n\t"
+                "smlad %[a11], %[t0], %[ve], %[a11]\n\t"
+                "smlad %[a10], %[t1], %[uo], %[a10]\n\t"
+                "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
+                "subs %[n], %[n], #1\n\t"
+                "bne 1b"
+                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x), [w0] "+r"(w0),
+                  [w1] "+r"(w1), [n] "+r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
+                  [t0] "=&r"(t0), [t1] "=&r"(t1)
+                :
+                : "cc", "memory");
+    }
+    for (i = 0; i < tail; ++i) {
+        a00 += x[i] * w0[i];
+        a01 += x[i] * w1[i];
+        a10 += x[tail + i] * w0[i];
+        a11 += x[tail + i] * w1[i];
+    }
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+
+/* The lone last pixel of a tile: 2 accumulators. */
+static MR_CONV_NOINLINE void mac_1x2(const int32_t *x, int32_t quads, int32_t tail, const int8_t *w0,
+                                     const int8_t *w1, int32_t acc[2])
+{
+    int32_t a0 = acc[0], a1 = acc[1], i;
+    const int32_t *end = x + 2 * quads;
+    for (; x < end; x += 2, w0 += 4, w1 += 4) {
+        const uint32_t u = mr_load_s8x4(w0), v = mr_load_s8x4(w1);
+        a0 = __smlad(x[0], mr_even(u), a0);
+        a0 = __smlad(x[1], mr_odd(u), a0);
+        a1 = __smlad(x[0], mr_even(v), a1);
+        a1 = __smlad(x[1], mr_odd(v), a1);
+    }
+    for (i = 0; i < tail; ++i) {
+        a0 += x[i] * w0[i];
+        a1 += x[i] * w1[i];
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+}
+
+/* Extends quads blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, step words apart. */
+static void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst, int32_t step)
+{
+    int32_t i;
+    for (i = 0; i < quads; ++i, src += 4, dst += step) {
+        const uint32_t v = mr_load_s8x4(src);
+        dst[0] = mr_even_add(nz, v);
+        dst[1] = mr_odd_add(nz, v);
+    }
+}
+
+/*
+ * Flattened output pixel q's window over channels [ch, ch + filter_c), minus the zero point (0 for taps off the
+ * image), extended into dst (step 4 in a pair, 2 alone) and dst_tail. With filter_c a multiple of 4 every
+ * tap extends straight from the input; otherwise the window is staged as int8 first (zero point off-image).
+ */
+static void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int32_t ch, int8_t *stage,
+                   int32_t *dst, int32_t step, int32_t *dst_tail)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t plane = g->out_h * g->out_w, b = q / plane, oy = q % plane / g->out_w, ox = q % g->out_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+    const int8_t *image = in + b * g->in_h * g->in_w * g->in_c + ch;
+    const int32_t fc = g->filter_c, direct = fc % 4 == 0, nz = mr_pack2(-p->in_zp);
+    const int32_t n = g->k_h * g->k_w * fc;
+    int8_t *st = stage;
+    int32_t fy, fx, c;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        const int32_t iy = iy0 + fy * g->dil_h;
+        for (fx = 0; fx < g->k_w; ++fx) {
+            const int32_t ix = ix0 + fx * g->dil_w;
+            const int8_t *src = image + (iy * g->in_w + ix) * g->in_c;
+            const int inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+            if (direct) {
+                if (inside) {
+                    extend(src, fc / 4, nz, dst, step);
+                } else {
+                    for (c = 0; c < fc / 4; ++c) {
+                        dst[c * step] = 0;
+                        dst[c * step + 1] = 0;
+                    }
+                }
+                dst += fc / 4 * step;
+            } else {
+                for (c = 0; c < fc; ++c) {
+                    *st++ = inside ? src[c] : (int8_t)p->in_zp;
+                }
+            }
+        }
+    }
+    if (!direct) {
+        extend(stage, n / 4, nz, dst, step);
+        for (c = 0; c < n % 4; ++c) {
+            dst_tail[c] = stage[n / 4 * 4 + c] - p->in_zp;
+        }
+    }
+}
+
+static inline int8_t requantize_s8(const mr_conv2d_q_params *p, const mr_conv_requant *q, int32_t acc)
+{
+    acc = mr_requant_fast(acc, q->mult, q->left, q->right, q->nudge) + p->out_zp;
+    return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+}
+
+/* Windows too large for the buffer: bias + sum of (x - zp) * w over in-image taps, output by output. */
+static void conv2d_s8_scalar(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                             int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->out_h * g->out_w, n = g->k_h * g->k_w * g->filter_c;
+    const int32_t per_group = g->out_c / (g->in_c / g->filter_c);
+    int32_t q, oc, fy, fx, c;
+    for (q = 0; q < pixels; ++q) {
+        const int32_t plane = g->out_h * g->out_w, b = q / plane, oy = q % plane / g->out_w, ox = q % g->out_w;
+        for (oc = 0; oc < g->out_c; ++oc) {
+            const int8_t *image = in + b * g->in_h * g->in_w * g->in_c + oc / per_group * g->filter_c;
+            const int8_t *wt = w + oc * n;
+            mr_conv_requant rq;
+            int32_t acc = bias ? bias[oc] : 0;
+            for (fy = 0; fy < g->k_h; ++fy) {
+                const int32_t iy = oy * g->stride_h - g->pad_top + fy * g->dil_h;
+                for (fx = 0; fx < g->k_w; ++fx, wt += g->filter_c) {
+                    const int32_t ix = ox * g->stride_w - g->pad_left + fx * g->dil_w;
+                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
+                        const int8_t *x = image + (iy * g->in_w + ix) * g->in_c;
+                        for (c = 0; c < g->filter_c; ++c) {
+                            acc += (x[c] - p->in_zp) * wt[c];
+                        }
+                    }
+                }
+            }
+            mr_conv_requant_of(p->mult[oc], p->shift[oc], &rq);
+            *out++ = requantize_s8(p, &rq, acc);
+        }
+    }
+}
+
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    int32_t buf[MR_DSP_WORDS];
+    const int32_t n = g->k_h * g->k_w * g->filter_c, quads = n / 4, tail = n % 4, px_words = 2 * quads + tail;
+    const int32_t per_group = g->out_c / (g->in_c / g->filter_c), out_c = g->out_c;
+    const int pointwise = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
+                          g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
+    const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
+    const int32_t rows = pointwise ? 1 : g->batches * g->out_h;
+    int8_t *stage;
+    int32_t tile = (MR_DSP_WORDS - (g->filter_c % 4 ? (n + 3) / 4 : 0)) / px_words, row, first, cnt, k, ch, oc;
+    if (tile > MR_POINTWISE_TILE) {
+        tile = MR_POINTWISE_TILE;
+    }
+    if (tile < 1) {
+        conv2d_s8_scalar(p, in, w, bias, out);
+        return;
+    }
+    stage = (int8_t *)(buf + tile * px_words);
+    for (row = 0; row < rows; ++row) {
+        for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
+            const int32_t oc_first = ch / g->filter_c * per_group, oc_end = oc_first + per_group;
+            for (first = row * row_px; first < (row + 1) * row_px; first += cnt) {
+                cnt = (row + 1) * row_px - first < tile ? (row + 1) * row_px - first : tile;
+                for (k = 0; k < cnt; ++k) {
+                    int32_t *slot = buf + k / 2 * 2 * px_words;
+                    const int lone = k % 2 == 0 && k + 1 == cnt;
+                    gather(p, in, first + k, ch, stage, slot + 2 * (k % 2), lone ? 2 : 4,
+                           slot + (lone ? 2 : 4) * quads + (k % 2) * tail);
+                }
+                for (oc = oc_first; oc < oc_end; oc += 2) {
+                    const int32_t oc1 = oc + 1 < oc_end ? oc + 1 : oc; /* an odd last channel goes twice */
+                    const int8_t *w0 = w + oc * n, *w1 = w + oc1 * n;
+                    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc1] : 0;
+                    mr_conv_requant q0, q1;
+                    mr_conv_requant_of(p->mult[oc], p->shift[oc], &q0);
+                    mr_conv_requant_of(p->mult[oc1], p->shift[oc1], &q1);
+                    for (k = 0; k < cnt; k += 2) {
+                        int32_t acc[4];
+                        int8_t *o = out + (first + k) * out_c + oc;
+                        const int32_t *x = buf + k / 2 * 2 * px_words;
+                        acc[0] = b0;
+                        acc[1] = b1;
+                        acc[2] = b0;
+                        acc[3] = b1;
+                        if (k + 1 < cnt) {
+                            mac_2x2(x, quads, tail, w0, w1, acc);
+                            o[out_c] = requantize_s8(p, &q0, acc[2]);
+                            o[out_c + oc1 - oc] = requantize_s8(p, &q1, acc[3]);
+                        } else {
+                            mac_1x2(x, quads, tail, w0, w1, acc);
+                        }
+                        o[0] = requantize_s8(p, &q0, acc[0]);
+                        o[oc1 - oc] = requantize_s8(p, &q1, acc[1]);
+                    }
+                }
+            }
+        }
+    }
+}
+#endif /* MR_DSP */
 
 void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
                    int16_t *out)

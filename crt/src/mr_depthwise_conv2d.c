@@ -13,6 +13,7 @@
  */
 #include "micro_relay/depthwise_conv2d.h"
 #include "micro_relay/fixedpoint.h"
+#include "micro_relay/simd.h"
 
 /* The in-image taps [fy0, fy1) x [fx0, fx1) of one output pixel's window and where tap (fy0, fx0) reads. */
 typedef struct {
@@ -58,6 +59,33 @@ typedef struct {
     int32_t zp;           /* subtracted from every input: 0 when the window starts from the folded bias */
 } dw_walk;
 
+#if MR_DSP
+/*
+ * DSP path of the four adjacent channels (depth multiplier 1): per tap one word of inputs and one of weights,
+ * minus the zero point and sign-extended into channel pairs (0, 2) and (1, 3) by SXTAB16/SXTB16, then one
+ * 16x16 multiply-accumulate per channel (SMLABB for the bottom lanes, SMLATT for the top ones).
+ */
+static MR_CONV_NOINLINE void mac_block4(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t acc[4])
+{
+    const int32_t nz = mr_pack2(-k->zp);
+    int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3], r, t;
+    for (r = 0; r < k->rows; ++r, x += k->x_row, w += k->w_row) {
+        const int8_t *xt = x, *wt = w;
+        for (t = 0; t < k->cols; ++t, xt += k->x_col, wt += k->w_col) {
+            const uint32_t xv = mr_load_s8x4(xt), wv = mr_load_s8x4(wt);
+            const int32_t xe = mr_even_add(nz, xv), xo = mr_odd_add(nz, xv), we = mr_even(wv), wo = mr_odd(wv);
+            a0 = __smlabb(xe, we, a0);
+            a2 = __smlatt(xe, we, a2);
+            a1 = __smlabb(xo, wo, a1);
+            a3 = __smlatt(xo, wo, a3);
+        }
+    }
+    acc[0] = a0;
+    acc[1] = a1;
+    acc[2] = a2;
+    acc[3] = a3;
+}
+#else
 /*
  * Four adjacent channels with depth multiplier 1: the taps are the inner loop and the four accumulators stay
  * in registers: the loop fits a Cortex-M's register file. (A 16-channel block with the channel loop innermost
@@ -91,6 +119,7 @@ static MR_CONV_NOINLINE void mac_block4(const dw_walk *k, const int8_t *x, const
     acc[2] = a2;
     acc[3] = a3;
 }
+#endif /* MR_DSP */
 
 /* Four adjacent output channels of one input channel (depth multiplier a multiple of 4): one input load per tap. */
 static MR_CONV_NOINLINE void mac_shared4(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t acc[4])
@@ -126,9 +155,13 @@ static int32_t mac_1(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t
 
 static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc)
 {
+#if MR_DSP /* the same value without the 64-bit constants (simd.h) */
+    acc = mr_requant_raw(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+#else
     mr_conv_requant q;
     mr_conv_requant_of(p->mult[oc], p->shift[oc], &q);
     acc = mr_conv_requantize(&q, acc) + p->out_zp;
+#endif
     return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
 }
 

@@ -1,0 +1,119 @@
+/*
+ * Helpers of the Cortex-M DSP-extension paths (Cortex-M4/M7/M33, selected by __ARM_FEATURE_DSP) of the int8
+ * conv2d, depthwise_conv2d, dense and add kernels. Each kernel file keeps its portable C path for cores without
+ * the extension (M0/M3) and for hosts; both are bit-exact with TFLite Micro.
+ *
+ * The DSP paths multiply in pairs: SXTB16 sign-extends bytes 0 and 2 of a word into two 16-bit lanes (with a
+ * rotation by 8, bytes 1 and 3), and SMLAD adds the two lane products to an int32. Extending both operands
+ * of a 4-byte dot product the same way (even bytes, odd bytes) gives it in two SMLADs:
+ *     dot(x[0..3], w[0..3]) = smlad(sxtb16(x), sxtb16(w)) + smlad(sxtb16(x ror 8), sxtb16(w ror 8)).
+ * SXTAB16 adds a packed pair while extending, which subtracts an input zero point for free. Every sum is
+ * int32 arithmetic that wraps like TFLite Micro's (SMLAD's Q flag is never read), and integer sums do not
+ * depend on their order, so the results are exact.
+ *
+ * Words are read with memcpy into a uint32_t (one LDR on these cores, which allow unaligned loads); int8_t
+ * pointers are never cast to wider types.
+ */
+#ifndef MICRO_RELAY_SIMD_H
+#define MICRO_RELAY_SIMD_H
+
+#include <string.h>
+
+#include "crt.h"
+
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+#include <arm_acle.h>
+#define MR_DSP 1
+#else
+#define MR_DSP 0
+#endif
+
+/* Four int8 values as one little-endian word, from any alignment. */
+static inline uint32_t mr_load_s8x4(const int8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void mr_store_s8x4(int8_t *p, uint32_t v)
+{
+    memcpy(p, &v, sizeof v);
+}
+
+/*
+ * TFLite Micro's MultiplyByQuantizedMultiplier(acc, mult, shift) from the constants of mr_conv_requant (see
+ * conv2d.h), computed as floor((p + nudge - 2^31 [p < 0]) / 2^32) >> right with p = (acc << left) * mult.
+ * The sign of p is taken from acc' ^ mult before the product, so the 64-bit start value is ready when the
+ * multiply-accumulate (one SMLAL) runs: when acc' or mult is 0, p = 0 and the wrong correction changes
+ * nothing, because for p in [-2^30, 0) both numerators lie in [0, 2^(31+r)) (conv2d.h). For r = 0
+ * (right = -1) it is SRDHM alone, floor((p + 2^30) / 2^31). Same result as mr_conv_requantize for every
+ * input, which tests/bench/test_dsp_kernels.py checks on the host.
+ */
+static inline int32_t mr_requant_fast(int32_t acc, int32_t mult, int32_t left, int32_t right, int64_t nudge)
+{
+    const int32_t a = (int32_t)((uint32_t)acc << left);
+    int64_t z;
+    if (right < 0) {
+        z = ((int64_t)1 << 30) + (int64_t)a * mult;
+        return (int32_t)(z >> 31);
+    }
+    z = nudge - (int64_t)((uint32_t)(a ^ mult) >> 31 << 31) + (int64_t)a * mult;
+    return (int32_t)(z >> 32) >> right;
+}
+
+/*
+ * The same result from the raw (mult, shift) pair, for loops that cannot keep per-channel constants: with
+ * r = -shift >= 1 and K = 2^(r-1) - [p < 0], the start value 2^30 + K 2^31 is the nudge minus the correction.
+ */
+static inline int32_t mr_requant_raw(int32_t acc, int32_t mult, int32_t shift)
+{
+    int32_t k;
+    if (shift >= 0) {
+        const int32_t a = (int32_t)((uint32_t)acc << shift);
+        return (int32_t)((((int64_t)1 << 30) + (int64_t)a * mult) >> 31);
+    }
+    k = (int32_t)(1u << (uint32_t)~shift) - (int32_t)((uint32_t)(acc ^ mult) >> 31);
+    return (int32_t)(((((int64_t)k << 31) + ((int64_t)1 << 30)) + (int64_t)acc * mult) >> 32) >> ~shift;
+}
+
+/* The size of the stack buffer the DSP paths extend their int8 operands into (a build may lower it). */
+#ifndef MR_DSP_SCRATCH_BYTES
+#define MR_DSP_SCRATCH_BYTES 1280
+#endif
+
+#if MR_DSP
+/* Bytes 0 and 2 of w, sign-extended into two int16 lanes; the _odd forms take bytes 1 and 3 (one SXTB16 with
+ * its rotation); the sxtab16 forms also add the packed pair `a` (minus the zero point in both lanes). */
+static inline int32_t mr_even(uint32_t w)
+{
+    return __sxtb16((int32_t)w);
+}
+
+static inline int32_t mr_odd(uint32_t w)
+{
+    int32_t r;
+    __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
+    return r;
+}
+
+static inline int32_t mr_even_add(int32_t a, uint32_t w)
+{
+    return __sxtab16(a, (int32_t)w);
+}
+
+static inline int32_t mr_odd_add(int32_t a, uint32_t w)
+{
+    int32_t r;
+    __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(w));
+    return r;
+}
+
+/* A value in both 16-bit lanes (for -zero_point, which lies in [-127, 128]). */
+static inline int32_t mr_pack2(int32_t v)
+{
+    return (int32_t)(((uint32_t)v & 0xFFFFu) * 0x10001u);
+}
+#endif
+
+#endif /* MICRO_RELAY_SIMD_H */

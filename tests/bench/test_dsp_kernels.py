@@ -1,0 +1,124 @@
+"""The Cortex-M DSP paths of the int8 conv2d, depthwise_conv2d, dense and add kernels (crt/include/micro_relay/
+simd.h), run on mps2-an386 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is
+bit-exact with TFLite Micro. Each small model drives one branch of those paths: odd channel counts and counts
+that are not multiples of 4, padding at the borders, stride 2, dilation, groups, depth multipliers above 1,
+per-channel quantization, windows too large for the stack buffer, and ADD with broadcasting. The host half
+checks the requantization the DSP paths use against TFLite Micro's, on the host C compiler.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.tflite_models import binary_model, conv2d_model, depthwise_model, fully_connected_model
+from micro_relay.bench.measure import bench_model
+
+CRT_INCLUDE = Path(__file__).resolve().parents[2] / "crt" / "include"
+
+# name: (builder, kwargs). Comments name the DSP branch each one exercises.
+MODELS = {
+    # pointwise (1x1) tile: 13 channels (3 blocks of 4 + tail), 7 output channels (odd last), 35 pixels
+    "pointwise_odd": (conv2d_model, dict(input_shape=(1, 5, 7, 13), out_channels=7, kernel=(1, 1), in_zp=-3,
+                                         out_zp=2, seed=1)),
+    # 3x3 stride 2 SAME: windows cut by the border, channels a multiple of 4 (direct extension), ReLU
+    "conv3x3_s2_pad": (conv2d_model, dict(input_shape=(1, 9, 11, 8), out_channels=6, stride=(2, 2), in_zp=5,
+                                          out_zp=-4, activation="RELU", seed=2)),
+    # 3 input channels (staged window), dilation 2, per-tensor weights, batch 2
+    "conv3x3_dil_c3": (conv2d_model, dict(input_shape=(2, 8, 9, 3), out_channels=5, dilation=(2, 2),
+                                          per_channel=False, in_zp=-128, out_zp=7, seed=3)),
+    # 10x4 kernel on one channel, stride 2 (the keyword-spotting first layer's shape)
+    "conv10x4_c1": (conv2d_model, dict(input_shape=(1, 15, 8, 1), out_channels=9, kernel=(10, 4), stride=(2, 2),
+                                       in_zp=11, seed=4)),
+    # a window of 3x3x72 values is too large for the stack buffer: the scalar fallback
+    "conv_large_window": (conv2d_model, dict(input_shape=(1, 4, 5, 72), out_channels=3, in_zp=-9, seed=5)),
+    # two groups
+    "conv_groups": (conv2d_model, dict(input_shape=(1, 6, 6, 8), out_channels=6, groups=2, in_zp=3, seed=6)),
+    # depthwise, multiplier 1: 10 channels (blocks of 4 + 2 alone), stride 2, borders
+    "dw_m1_s2": (depthwise_model, dict(input_shape=(1, 9, 8, 10), stride=(2, 2), in_zp=-7, out_zp=3, seed=7)),
+    # depthwise, multiplier 2 (one channel at a time) and 4 (shared input), ReLU6
+    "dw_m2": (depthwise_model, dict(input_shape=(1, 7, 6, 3), depth_multiplier=2, in_zp=4, seed=8)),
+    "dw_m4": (depthwise_model, dict(input_shape=(1, 6, 7, 2), depth_multiplier=4, activation="RELU6", seed=9)),
+    # fully connected: depth 37 (tail of 1), 9 units (odd last), 3 rows, per-channel
+    "fc_odd": (fully_connected_model, dict(input_shape=(3, 37), units=9, per_channel=True, in_zp=4, out_zp=-2,
+                                           seed=10)),
+    # ADD: broadcast over the last axis with ReLU, and equal shapes with different scales
+    "add_broadcast": (binary_model, dict(shape1=(1, 4, 3, 5), shape2=(1, 1, 1, 5), activation="RELU",
+                                         quant1=(0.05, -3), quant2=(0.11, 6), out_quant=(0.08, -20), seed=11)),
+    "add_same": (binary_model, dict(shape1=(1, 6, 5, 7), shape2=(1, 6, 5, 7), quant1=(0.02, 10),
+                                    quant2=(0.3, -100), out_quant=(0.25, 1), seed=12)),
+}
+
+
+@pytest.fixture(scope="module")
+def results(arm_tools, tmp_path_factory):
+    """Every model benched once on the Cortex-M4 board."""
+    folder = tmp_path_factory.mktemp("dsp")
+    out = {}
+    for name, (builder, kwargs) in MODELS.items():
+        path = folder / f"{name}.tflite"
+        path.write_bytes(builder(**kwargs))
+        out[name] = bench_model(path, "mps2-an386", runs=1, seed=1)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_dsp_path_matches_reference_on_cortex_m4(results, name):
+    result = results[name]
+    assert result["outputs_match"] is True, result
+    assert result["max_abs_diff"] == 0
+
+
+REQUANT_CHECK = r"""
+#include <stdio.h>
+#include "micro_relay/conv2d.h"
+#include "micro_relay/fixedpoint.h"
+#include "micro_relay/simd.h"
+
+static uint64_t state = 88172645463325252ull;
+static uint32_t next(void) { state ^= state << 13; state ^= state >> 7; state ^= state << 17; return (uint32_t)state; }
+
+int main(void)
+{
+    static const int32_t edges[] = {0, 1, -1, 2, -2, 1 << 30, -(1 << 30), INT32_MAX, INT32_MIN, INT32_MIN + 1,
+                                    INT32_MAX - 1, 12345, -12345, 1 << 20, -(1 << 20)};
+    const int ne = (int)(sizeof edges / sizeof edges[0]);
+    long bad = 0, i;
+    for (i = 0; i < 4000000; ++i) {
+        int32_t acc = (int32_t)next(), mult = (int32_t)(next() >> 1), shift = (int32_t)(next() % 40u) - 31;
+        mr_conv_requant q;
+        if (i % 4 == 1) acc = edges[next() % (uint32_t)ne];
+        if (i % 4 == 2) acc >>= next() % 31u;
+        if (i % 8 == 3) mult = (int32_t)next() | 1;           /* negative multipliers too */
+        if (i % 16 == 5) mult = edges[next() % (uint32_t)ne];
+        if (mult == INT32_MIN) mult = 0;
+        mr_conv_requant_of(mult, shift, &q);
+        {
+            const int32_t want = mr_mbqm(acc, mult, shift);
+            if (mr_conv_requantize(&q, acc) != want ||
+                mr_requant_fast(acc, q.mult, q.left, q.right, q.nudge) != want ||
+                mr_requant_raw(acc, mult, shift) != want) {
+                if (bad++ < 5) printf("acc %ld mult %ld shift %ld\n", (long)acc, (long)mult, (long)shift);
+            }
+        }
+    }
+    printf("%ld\n", bad);
+    return bad != 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no host C compiler (cc) on PATH")
+def test_dsp_requantization_equals_tflite_micro(tmp_path):
+    """mr_requant_fast and mr_requant_raw (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
+    random, edge and negative multipliers, random and edge accumulators."""
+    source = tmp_path / "requant.c"
+    source.write_text(REQUANT_CHECK)
+    exe = tmp_path / "requant"
+    subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(CRT_INCLUDE), str(source),
+                    "-o", str(exe)], check=True)
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout.strip().endswith("0"), result.stdout
