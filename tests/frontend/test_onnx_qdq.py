@@ -104,3 +104,18 @@ def test_qdq_model_builds_for_cortex_m4_without_allocator(tmp_path):
         objects.append(str(obj))
     undefined = set(subprocess.run([ARM_NM, "-u", *objects], capture_output=True, text=True).stdout.split())
     assert not undefined & {"malloc", "calloc", "realloc", "free"}, undefined
+
+
+def test_regeneration_in_fresh_processes_is_byte_identical(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    path, _, _ = quantized_model("residual_cnn", True, tmp_path)
+    trees = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        subprocess.run([sys.executable, "-m", "micro_relay", "compile", str(path), "-o", str(out)], check=True,
+                       capture_output=True, env=dict(os.environ, PYTHONHASHSEED=seed))
+        trees.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert trees[0] == trees[1]
