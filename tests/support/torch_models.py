@@ -17,7 +17,7 @@ nn = torch.nn
 def _randomize_batch_norms(module: nn.Module, seed: int) -> nn.Module:
     g = torch.Generator().manual_seed(seed)
     for m in module.modules():
-        if isinstance(m, nn.BatchNorm2d):
+        if isinstance(m, (nn.BatchNorm1d, nn.BatchNorm2d)):
             m.running_mean.copy_(torch.randn(m.num_features, generator=g) * 0.1)
             m.running_var.copy_(torch.rand(m.num_features, generator=g) + 0.5)
             m.weight.data.copy_(torch.rand(m.num_features, generator=g) + 0.5)
@@ -86,11 +86,25 @@ class PoolSoftmax(nn.Module):
         return torch.softmax(self.fc(torch.flatten(x, 1)), dim=-1)
 
 
+class Conv1dAudio(nn.Module):
+    """1-D convolutions over time (features as channels), a depthwise 1-D conv, max pooling, a mean over time."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv1d(8, 16, 5, stride=2, padding=2), nn.BatchNorm1d(16), nn.ReLU(),
+                                      nn.Conv1d(16, 16, 3, padding=1, groups=16), nn.ReLU(), nn.MaxPool1d(2))
+        self.classifier = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.classifier(torch.mean(self.features(x), dim=2))
+
+
 MODELS = {
     "mlp": (MLP, (1, 64), True),
     "residual_cnn": (ResidualCNN, (1, 3, 16, 16), True),
     "ds_kws": (DSKWS, (1, 1, 49, 10), True),
     "pool_softmax": (PoolSoftmax, (1, 3, 18, 18), True),
+    "conv1d_audio": (Conv1dAudio, (1, 8, 40), True),
 }
 
 

@@ -14,6 +14,7 @@ quantized tensors, so, walking the nodes in order:
    the integer op writing the quantize's output, if the op's integer kernel accepts those quantization
    parameters (its `prepare`). Otherwise it stays float between its dequantize and quantize nodes, except
    for ops with weights: those are refused, since running them in float would mean dequantizing weights.
+   `mean` always stays float (KEEP_FLOAT says why).
 4. quantize(dequantize(x)) with x's own type is x.
 Dequantize nodes left without readers are removed by dead-code elimination.
 """
@@ -33,6 +34,11 @@ WEIGHT_OPS = frozenset({"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv
 MOVE_OPS = frozenset({"transpose", "reshape", "strided_slice", "nn.max_pool2d", "nn.pad", "concatenate"})
 ACTIVATIONS = {"nn.relu": "relu", "nn.relu6": "relu6"}
 QDQ = frozenset({"qnn.quantize", "qnn.dequantize"})
+# Ops left in float between their dequantize and quantize. mean: ONNX and onnxruntime define a QDQ mean as an
+# exact float mean rounded once; TFLite's integer mean rounds its sum and its rescale separately, which is
+# one step off at times, and the layers after it amplify that (two steps at a 1-D model's logits, measured).
+# A mean is one pass over its input, cheap next to the convolutions around it.
+KEEP_FLOAT = frozenset({"mean"})
 
 
 class _Rewriter:
@@ -199,7 +205,7 @@ def lower_qdq(graph: Graph) -> Graph:
     index = 0
     while index < len(rw.nodes):
         node = rw.nodes[index]
-        if node is not None and node.op not in QDQ:
+        if node is not None and node.op not in QDQ | KEEP_FLOAT:
             node = replace(node, inputs=tuple(rw.rename.get(n, n) for n in node.inputs))
             rw.nodes[index] = node
             _try_integer(rw, index, node)

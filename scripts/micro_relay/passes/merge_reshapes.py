@@ -1,5 +1,6 @@
 """Reshape chains: reshape(reshape(x)) becomes one reshape of x when the inner result has no other
-reader. Reshapes are aliases (no copy) in the plan either way; this keeps the IR and report short."""
+reader, and a reshape to the shape it already has, whose result is not a graph output, disappears (its
+readers read x). Reshapes are aliases (no copy) in the plan either way; this keeps the IR and report short."""
 
 from __future__ import annotations
 
@@ -25,4 +26,18 @@ def merge_reshapes(graph: Graph) -> Graph:
             continue
         nodes[index] = replace(node, inputs=inner.inputs)
         removed.add(inner_index)
-    return graph.with_nodes(tuple(n for i, n in enumerate(nodes) if i not in removed))
+    return _drop_identity_reshapes(graph.with_nodes(tuple(n for i, n in enumerate(nodes) if i not in removed)))
+
+
+def _drop_identity_reshapes(graph: Graph) -> Graph:
+    rename: dict[str, str] = {}
+    kept = []
+    for node in graph.nodes:
+        node = replace(node, inputs=tuple(rename.get(n, n) for n in node.inputs))
+        out = node.outputs[0] if node.outputs else ""
+        if node.op == "reshape" and out not in graph.outputs and not graph.tensors[node.inputs[0]].is_constant \
+                and graph.type_of(out) == graph.type_of(node.inputs[0]):
+            rename[out] = node.inputs[0]
+            continue
+        kept.append(node)
+    return graph.with_nodes(tuple(kept))

@@ -13,12 +13,14 @@ from .fold_channel_affine import fold_channel_affine
 from .fold_constants import fold_constants
 from .fold_flatten_transpose import fold_flatten_transpose
 from .fuse_activation import fuse_activation
+from .hoist_over_reshape import hoist_over_reshape
 from .lower_qdq import lower_qdq
 from .merge_reshapes import merge_reshapes
 
 Pass = Callable[[Graph], Graph]
 
 DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
+    ("hoist_over_reshape", hoist_over_reshape),  # brings bias adds and relus next to their conv
     ("fold_channel_affine", fold_channel_affine),
     ("lower_qdq", lower_qdq),  # before fold_constants, which would turn dequantized weights into floats
     ("drop_unread_dequantize", eliminate_dead_code),  # the weight dequantize nodes lower_qdq bypassed

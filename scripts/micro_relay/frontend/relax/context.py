@@ -1,8 +1,8 @@
 """The state of one Relax -> Micro Relay lowering: values by Relax variable, new tensors and nodes, layout.
 
-Layout. ONNX and PyTorch models are NCHW; Micro Relay's kernels are NHWC (as TFLite's). A 4-D value that a
-convolution or pooling produced is stored NHWC and marked `nhwc`: its Relax type says (N, C, H, W), our
-tensor holds (N, H, W, C). Element-wise ops keep the mark; ops with axes map them; an op that needs the
+Layout. ONNX and PyTorch models are NCHW (NCW in 1-D); Micro Relay's kernels are NHWC (as TFLite's). A 4-D
+(or 3-D) value that a convolution or pooling produced is stored channels-last and marked `nhwc`: its Relax
+type says (N, C, H, W), our tensor holds (N, H, W, C) (1-D: (N, C, W) held as (N, W, C)). Element-wise ops keep the mark; ops with axes map them; an op that needs the
 model's own element order (a reshape that is not a plain copy, a transpose) gets the NCHW order back with one
 `transpose` node. Constants are transposed here, at compile time, never at run time.
 
@@ -21,8 +21,19 @@ from ...errors import CompileError
 from ...ir.graph import Node, Tensor
 from ...ir.types import DType, Quant, TensorType
 
-TO_NHWC = (0, 2, 3, 1)  # NCHW axes in NHWC order
-TO_NCHW = (0, 3, 1, 2)
+
+
+def channels_last(rank: int) -> tuple[int, ...]:
+    """The model's axes in stored order: (0, 2, 3, 1) for NCHW -> NHWC, (0, 2, 1) for NCW -> NWC."""
+    return (0, *range(2, rank), 1)
+
+
+def channels_first(rank: int) -> tuple[int, ...]:
+    """The inverse: stored channels-last axes back in the model's order."""
+    return (0, rank - 1, *range(1, rank - 1))
+
+
+TO_NHWC, TO_NCHW = channels_last(4), channels_first(4)
 
 
 @dataclass(frozen=True)
@@ -149,13 +160,14 @@ class LowerContext:
     def model_order(self, v, hint: str) -> str:
         """The value's tensor in the model's own (NCHW) element order."""
         if isinstance(v, Value) and v.nhwc:
-            return self.transpose(v.name, TO_NCHW, hint + "_nchw")
+            return self.transpose(v.name, channels_first(self.type_of(v.name).rank), hint + "_nchw")
         return self.tensor_of(v, hint)
 
     def nhwc_order(self, v, hint: str) -> str:
-        """A 4-D value's tensor in NHWC order (constants are transposed now)."""
+        """A 4-D (or 3-D) value's tensor in channels-last order (constants are transposed now)."""
         if isinstance(v, Value):
-            return v.name if v.nhwc else self.transpose(v.name, TO_NHWC, hint + "_nhwc")
+            rank = self.type_of(v.name).rank
+            return v.name if v.nhwc else self.transpose(v.name, channels_last(rank), hint + "_nhwc")
         if isinstance(v, QConst):
-            return self.qconstant(v.transpose(TO_NHWC), hint)
-        return self.constant(np.transpose(v, TO_NHWC), hint)
+            return self.qconstant(v.transpose(channels_last(v.data.ndim)), hint)
+        return self.constant(np.transpose(v, channels_last(v.ndim)), hint)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.types import DType, TensorType
-from .context import TO_NHWC, QConst, Value
+from .context import TO_NHWC, QConst, Value, channels_last
 from .converters import converts
 
 F32 = DType.FLOAT32
@@ -39,48 +39,102 @@ def _shape(w) -> tuple[int, ...]:
     return tuple(w.data.shape if isinstance(w, QConst) else w.shape)
 
 
+def _convolution(ctx, data: str, w, groups: int, common: dict, out_shape, hint: str) -> str:
+    """An NHWC convolution of `data` by OIHW weights `w`: depthwise when every group is one input channel."""
+    in_c = ctx.type_of(data).shape[3]
+    out_c, per_group = _shape(w)[:2]
+    out_type = TensorType(tuple(out_shape), F32)
+    if groups > 1 and groups == in_c and per_group == 1:
+        weight = ctx.tensor_of(_transposed(w, (1, 2, 3, 0)), f"{hint}_w")
+        return ctx.node("nn.depthwise_conv2d", [data, weight, ""], out_type, hint,
+                        depth_multiplier=out_c // in_c, **common)
+    weight = ctx.tensor_of(_transposed(w, (0, 2, 3, 1)), f"{hint}_w")
+    return ctx.node("nn.conv2d", [data, weight, ""], out_type, hint, **common)
+
+
 @converts("nn.conv2d")
 def conv2d(ctx, attrs, args, out, hint):
     if str(attrs.data_layout) != "NCHW" or str(attrs.kernel_layout) != "OIHW" or str(attrs.out_layout) != "NCHW":
         ctx.fail(f"conv2d layout {attrs.data_layout}/{attrs.kernel_layout} is not supported (NCHW/OIHW)")
-    x, w = args[0], _weight(ctx, args[1], "convolution weight")
-    data = ctx.nhwc_order(x, hint)
-    in_c = ctx.type_of(data).shape[3]
-    out_c, per_group, kh, kw = _shape(w)
-    groups = int(attrs.groups)
+    w = _weight(ctx, args[1], "convolution weight")
     common = dict(strides=_ints(attrs.strides), dilation=_ints(attrs.dilation), padding=_ints(attrs.padding))
-    out_type = TensorType(_nhwc_shape(out.shape), F32)
-    if groups > 1 and groups == in_c and per_group == 1:
-        weight = ctx.tensor_of(_transposed(w, (1, 2, 3, 0)), f"{hint}_w")
-        name = ctx.node("nn.depthwise_conv2d", [data, weight, ""], out_type, hint,
-                        depth_multiplier=out_c // in_c, **common)
-    else:
-        weight = ctx.tensor_of(_transposed(w, (0, 2, 3, 1)), f"{hint}_w")
-        name = ctx.node("nn.conv2d", [data, weight, ""], out_type, hint, **common)
-    return Value(name, nhwc=True)
+    data = ctx.nhwc_order(args[0], hint)
+    return Value(_convolution(ctx, data, w, int(attrs.groups), common, _nhwc_shape(out.shape), hint), nhwc=True)
+
+
+def _as_2d(ctx, v, hint: str) -> str:
+    """A 1-D (N, C, W) value as the NHWC image (N, 1, W, C): channels-last storage makes it a free reshape."""
+    data = ctx.nhwc_order(v, hint)
+    n, width, c = ctx.type_of(data).shape
+    t = ctx.type_of(data)
+    return ctx.node("reshape", [data], TensorType((n, 1, width, c), t.dtype, t.quant), hint + "_2d",
+                    newshape=(n, 1, width, c))
+
+
+def _from_2d(ctx, name: str, hint: str) -> Value:
+    n, _, width, c = ctx.type_of(name).shape
+    t = ctx.type_of(name)
+    return Value(ctx.node("reshape", [name], TensorType((n, width, c), t.dtype, t.quant), hint,
+                          newshape=(n, width, c)), nhwc=True)
+
+
+@converts("nn.conv1d")
+def conv1d(ctx, attrs, args, out, hint):
+    """A 1-D convolution is a 2-D one over a 1-pixel-high image."""
+    if str(attrs.data_layout) != "NCW" or str(attrs.kernel_layout) != "OIW" or str(attrs.out_layout) != "NCW":
+        ctx.fail(f"conv1d layout {attrs.data_layout}/{attrs.kernel_layout} is not supported (NCW/OIW)")
+    w = _weight(ctx, args[1], "convolution weight")
+    o, i, k = _shape(w)
+    w = w.reshape((o, i, 1, k))
+    left, right = _ints(attrs.padding)
+    common = dict(strides=(1, *_ints(attrs.strides)), dilation=(1, *_ints(attrs.dilation)), padding=(0, left, 0, right))
+    n, out_c, width = out.shape
+    name = _convolution(ctx, _as_2d(ctx, args[0], hint), w, int(attrs.groups), common, (n, 1, width, out_c),
+                        hint + "_conv")
+    return _from_2d(ctx, name, hint)
+
+
+def _pool_checks(ctx, op, attrs, padding, layout):
+    if str(attrs.layout) != layout:
+        ctx.fail(f"pooling layout {attrs.layout} is not supported ({layout})")
+    if any(int(d) != 1 for d in attrs.dilation):
+        ctx.fail("dilated pooling is not supported")
+    if bool(attrs.ceil_mode):
+        ctx.fail("ceil_mode pooling is not supported")
+    if op == "nn.avg_pool2d" and bool(attrs.count_include_pad) and any(padding):
+        ctx.fail("average pooling that counts padding (count_include_pad) is not supported")
 
 
 def _pool(op):
     def convert(ctx, attrs, args, out, hint):
-        if str(attrs.layout) != "NCHW":
-            ctx.fail(f"pooling layout {attrs.layout} is not supported (NCHW)")
-        if any(int(d) != 1 for d in attrs.dilation):
-            ctx.fail("dilated pooling is not supported")
         padding = _ints(attrs.padding)
-        if bool(attrs.ceil_mode):
-            ctx.fail("ceil_mode pooling is not supported")
-        if op == "nn.avg_pool2d" and bool(attrs.count_include_pad) and any(padding):
-            ctx.fail("average pooling that counts padding (count_include_pad) is not supported")
+        _pool_checks(ctx, op, attrs, padding, "NCHW")
         data = ctx.nhwc_order(args[0], hint)
-        name = ctx.node(op, [data], TensorType(_nhwc_shape(out.shape), F32), hint,
+        name = ctx.node(op, [data], TensorType(_nhwc_shape(out.shape), ctx.type_of(data).dtype), hint,
                         pool_size=_ints(attrs.pool_size), strides=_ints(attrs.strides), padding=padding)
         return Value(name, nhwc=True)
 
     return convert
 
 
+def _pool1d(op):
+    def convert(ctx, attrs, args, out, hint):
+        left, right = _ints(attrs.padding)
+        _pool_checks(ctx, op, attrs, (left, right), "NCW")
+        data = _as_2d(ctx, args[0], hint)
+        n, c, width = out.shape
+        name = ctx.node(op, [data], TensorType((n, 1, width, c), ctx.type_of(data).dtype), hint + "_pool",
+                        pool_size=(1, *_ints(attrs.pool_size)), strides=(1, *_ints(attrs.strides)),
+                        padding=(0, left, 0, right))
+        return _from_2d(ctx, name, hint)
+
+    return convert
+
+
 converts("nn.max_pool2d")(_pool("nn.max_pool2d"))
 converts("nn.avg_pool2d")(_pool("nn.avg_pool2d"))
+converts("nn.max_pool1d")(_pool1d("nn.max_pool2d"))
+converts("nn.avg_pool1d")(_pool1d("nn.avg_pool2d"))
 
 
 @converts("nn.adaptive_avg_pool2d")
@@ -117,7 +171,7 @@ def softmax(ctx, attrs, args, out, hint):
     axis = int(attrs.axis) % rank
     name = x.name
     nhwc = x.nhwc
-    if nhwc and TO_NHWC.index(axis) != rank - 1:
+    if nhwc and channels_last(rank).index(axis) != rank - 1:
         name, nhwc = ctx.model_order(x, hint), False
     elif nhwc:
         axis = rank - 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.types import DType, Quant, TensorType
-from .context import TO_NHWC, QConst, Value
+from .context import QConst, Value, channels_first, channels_last
 from .converters import converts
 
 F32 = DType.FLOAT32
@@ -26,12 +26,12 @@ def _out(ctx, shape, dtype=F32, quant=None) -> TensorType:
 
 
 def _channel_vector(v, rank: int):
-    """A constant broadcast over a 4-D NHWC value: expanded to 4-D, transposed, then as small as it can be
+    """A constant broadcast over a channels-last value: expanded to its rank, transposed, then as small as it can be
     (a per-channel vector becomes shape (C,): the form a bias takes)."""
     shape = (1,) * (rank - v.data.ndim if isinstance(v, QConst) else rank - v.ndim) + tuple(
         v.data.shape if isinstance(v, QConst) else v.shape)
     v = v.reshape(shape) if isinstance(v, QConst) else v.reshape(shape)
-    v = v.transpose(TO_NHWC) if isinstance(v, QConst) else np.transpose(v, TO_NHWC)
+    v = v.transpose(channels_last(rank)) if isinstance(v, QConst) else np.transpose(v, channels_last(rank))
     full = v.data.shape if isinstance(v, QConst) else v.shape
     if all(d == 1 for d in full[:-1]):
         v = v.reshape((full[-1],))
@@ -41,7 +41,7 @@ def _channel_vector(v, rank: int):
 def _layout_for(ctx, args, rank: int) -> bool:
     """Run a broadcasting op NHWC when an operand is NHWC and every runtime operand is NHWC or a scalar."""
     runtime = [a for a in args if isinstance(a, Value)]
-    if rank != 4 or not any(a.nhwc for a in runtime):
+    if rank not in (3, 4) or not any(a.nhwc for a in runtime):
         return False
     return all(a.nhwc or ctx.type_of(a.name).size == 1 for a in runtime)
 
@@ -51,7 +51,7 @@ def elementwise_inputs(ctx, args, out, hint) -> tuple[list[str], bool]:
     names = []
     for i, a in enumerate(args):
         if nhwc and _is_const(a):
-            names.append(ctx.tensor_of(_channel_vector(a, 4), f"{hint}_c{i}"))
+            names.append(ctx.tensor_of(_channel_vector(a, out.rank), f"{hint}_c{i}"))
         elif nhwc or not isinstance(a, Value):
             names.append(ctx.tensor_of(a, f"{hint}_c{i}"))
         else:
@@ -60,7 +60,7 @@ def elementwise_inputs(ctx, args, out, hint) -> tuple[list[str], bool]:
 
 
 def _shape_for(out, nhwc: bool) -> tuple[int, ...]:
-    return tuple(out.shape[a] for a in TO_NHWC) if nhwc else out.shape
+    return tuple(out.shape[a] for a in channels_last(out.rank)) if nhwc else out.shape
 
 
 def _binary(op):
@@ -116,9 +116,9 @@ def clip(ctx, attrs, args, out, hint):
 
 # -- shape ops ----------------------------------------------------------------------------------------
 def _plain_copy(ctx, v: Value) -> bool:
-    """NCHW and NHWC orders of this 4-D value are the same bytes."""
-    n, h, w, c = ctx.type_of(v.name).shape
-    return c == 1 or h * w == 1
+    """Channels-first and channels-last orders of this value are the same bytes."""
+    shape = ctx.type_of(v.name).shape
+    return shape[-1] == 1 or int(np.prod(shape[1:-1])) == 1
 
 
 @converts("reshape", "flatten", "squeeze", "expand_dims")
@@ -128,9 +128,20 @@ def reshape(ctx, attrs, args, out, hint):
         return x.reshape(out.shape)
     if isinstance(x, np.ndarray):
         return x.reshape(out.shape)
+    if x.nhwc and out.rank in (3, 4) and out.shape[:2] == _model_shape(ctx, x)[:2]:
+        # batch and channels kept, only spatial axes regrouped (e.g. a 1-D map as a 1-pixel-high image):
+        # the channels-last bytes are already the result's channels-last bytes
+        t = ctx.type_of(x.name)
+        shape = tuple(out.shape[a] for a in channels_last(out.rank))
+        return Value(ctx.node("reshape", [x.name], _out(ctx, shape, t.dtype, t.quant), hint, newshape=shape), True)
     name = x.name if not x.nhwc or _plain_copy(ctx, x) else ctx.model_order(x, hint)
     t = ctx.type_of(name)
     return Value(ctx.node("reshape", [name], _out(ctx, out.shape, t.dtype, t.quant), hint, newshape=out.shape))
+
+
+def _model_shape(ctx, v: Value) -> tuple[int, ...]:
+    shape = ctx.type_of(v.name).shape
+    return tuple(shape[a] for a in channels_first(len(shape))) if v.nhwc else shape
 
 
 @converts("permute_dims")
@@ -142,8 +153,8 @@ def permute_dims(ctx, attrs, args, out, hint):
         return x.transpose(axes)
     if isinstance(x, np.ndarray):
         return np.ascontiguousarray(np.transpose(x, axes))
-    if x.nhwc:  # compose: model order = transpose(ours, TO_NCHW)
-        axes = tuple((0, 3, 1, 2)[a] for a in axes)
+    if x.nhwc:  # compose: model order = transpose(ours, channels_first)
+        axes = tuple(channels_first(rank)[a] for a in axes)
     if axes == tuple(range(rank)):
         return Value(x.name)
     return Value(ctx.transpose(x.name, axes, hint))
@@ -153,11 +164,11 @@ def permute_dims(ctx, attrs, args, out, hint):
 def concat(ctx, attrs, args, out, hint):
     parts = args[0]
     axis = int(attrs.axis) % out.rank
-    nhwc = out.rank == 4 and all(isinstance(p, Value) and p.nhwc for p in parts if isinstance(p, Value)) \
+    nhwc = out.rank in (3, 4) and all(isinstance(p, Value) and p.nhwc for p in parts if isinstance(p, Value)) \
         and any(isinstance(p, Value) and p.nhwc for p in parts)
     if nhwc:
         names = [ctx.nhwc_order(p, f"{hint}_{i}") for i, p in enumerate(parts)]
-        axis = TO_NHWC.index(axis)
+        axis = channels_last(out.rank).index(axis)
     else:
         names = [ctx.model_order(p, f"{hint}_{i}") for i, p in enumerate(parts)]
     t = ctx.type_of(names[0])
@@ -200,7 +211,7 @@ def pad(ctx, attrs, args, out, hint):
     if any(b < 0 or a < 0 for b, a in pairs):
         ctx.fail("negative padding (cropping) is not supported")
     if x.nhwc:
-        pairs = [pairs[a] for a in TO_NHWC]
+        pairs = [pairs[a] for a in channels_last(len(pairs))]
     flat = tuple(v for pair in pairs for v in pair)
     t = ctx.type_of(x.name)
     attrs_out = {"pad_width": flat}
@@ -220,8 +231,8 @@ def mean(ctx, attrs, args, out, hint):
     keep = bool(attrs.keepdims)
     name = x.name
     if x.nhwc:
-        mapped = sorted(TO_NHWC.index(a) for a in axes)
-        if keep or set(mapped) >= {1, 2}:
+        mapped = sorted(channels_last(rank).index(a) for a in axes)
+        if keep or set(mapped) >= set(range(1, rank - 1)):
             axes = mapped
         else:
             name = ctx.model_order(x, hint)

@@ -15,7 +15,7 @@ import numpy as np
 from ...errors import CompileError
 from ...ir.graph import Graph, Tensor
 from ...ir.types import TensorType
-from .context import DTYPES, TO_NCHW, LowerContext, Value
+from .context import DTYPES, LowerContext, Value, channels_first
 from .converters import CONVERTERS
 
 
@@ -96,7 +96,7 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
             ctx.fail(f"output {index} is a constant; a model's outputs must be computed")
         name = value.name
         if value.nhwc and io_layout == "nchw":
-            name = ctx.transpose(name, TO_NCHW, f"output{index}")
+            name = ctx.transpose(name, channels_first(ctx.type_of(name).rank), f"output{index}")
         if name in inputs or name in outputs:  # an output that is an input or another output: copy it
             t = ctx.type_of(name)
             name = ctx.node("reshape", [name], t, f"output{index}", newshape=t.shape)
