@@ -1,8 +1,9 @@
 """Test-only ops and a small graph builder for the planner tests.
 
-The planner only asks an op whether it is an alias, whether it may run in place and how much scratch it
-needs, so the tests register tiny ops of their own (names under `test.plan.`, inference only) instead of
-depending on real kernels. Tensors are int8 vectors, so a tensor of N elements is N bytes.
+The planner only asks an op whether it is an alias, whether it may run in place, how much scratch it needs
+and how far below its input its output may start (overlap_delta), so the tests register tiny ops of their
+own (names under `test.plan.`, inference only) instead of depending on real kernels. Tensors are int8
+vectors, so a tensor of N elements is N bytes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ INPLACE_UNARY = "test.plan.inplace_unary"
 INPLACE_BINARY = "test.plan.inplace_binary"
 ALIAS = "test.plan.alias"
 SCRATCH = "test.plan.scratch"
+LAGGED = "test.plan.lagged"  # a window kernel: its output may start `delta` bytes below its input 0
 
 
 class _TestOp(OpDef):
@@ -62,8 +64,16 @@ class _Scratch(_TestOp):
         return node.attrs["scratch"]
 
 
+class _Lagged(_TestOp):
+    name = LAGGED
+    num_inputs = (1, 2)
+
+    def overlap_delta(self, graph, node, params):
+        return node.attrs["delta"]
+
+
 all_ops()  # load the real ops first: the registry only loads them while it is empty
-for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch):
+for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged):
     try:
         register(_cls)
     except RuntimeError:  # another import of this module registered it already

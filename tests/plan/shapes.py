@@ -2,14 +2,15 @@
 
 Sizes are bytes (int8 vectors); `in`/`out` are the graph input and output. Steps count nodes in the order
 run; a tensor is live from the step that writes it (0 for the input) to its last reader, the output to the
-last step. u* are plain ops (test.plan.unary), ip* run in place, r* are reshapes (alias).
+last step. u* are plain ops (test.plan.unary), ip* run in place, r* are reshapes (alias), L* are window
+kernels whose output may start delta bytes below their dying input (test.plan.lagged).
 """
 
 from __future__ import annotations
 
 from micro_relay.ir.graph import Graph
 
-from .graphs import ALIAS, BINARY, CONCAT, INPLACE_BINARY, INPLACE_UNARY, SCRATCH, UNARY, Builder
+from .graphs import ALIAS, BINARY, CONCAT, INPLACE_BINARY, INPLACE_UNARY, LAGGED, SCRATCH, UNARY, Builder
 
 
 def linear_chain() -> Graph:
@@ -162,6 +163,40 @@ def scratch_buffer() -> Graph:
     return b.graph(b.node(SCRATCH, [a], "out", 400, scratch=512))
 
 
+def lagged_chain() -> Graph:
+    """
+        in(400) ─► L0 (delta -200) ─► a(800) ─► L1 (delta -300) ─► b(800) ─► u2 ─► out(100)
+
+    in dies at L0 and a at L1, so each output may overlap its input from delta bytes below it on: the pair
+    needs max(out, in - delta) bytes. Live: 0: in/a max(800, 600) = 800, 1: a/b max(800, 1100) = 1100,
+    2: b+out = 900. Bound 1100. It fits going down the chain: b [0,800), a 300 above it [300,1100), in 200
+    above a [500,900); out (step 2, beside b) [800,900). Arena 1100 (2000 without the overlaps).
+    """
+    b = Builder()
+    x = b.input("in", 400)
+    a = b.node(LAGGED, [x], "a", 800, delta=-200)
+    m = b.node(LAGGED, [a], "b", 800, delta=-300)
+    return b.graph(b.node(UNARY, [m], "out", 100))
+
+
+def lagged_residual() -> Graph:
+    """
+        in(100) ─► u0 ─► x(1000) ─► L1 (delta -400) ─► a(1000) ─► L2 (delta -400) ─► b(1000) ─► add ─► out(1000)
+                         └──────────────────────────────────────────────────────────────────►┘
+
+    x is read again by add, so L1 must not write over it (no permission); a dies at L2, so b may start 400
+    below a. add (a copying binary op) needs x, b and out apart. Live: 0: in+x = 1100, 1: x+a = 2000,
+    2: x + a/b max(1000, 1400) = 2400, 3: x+b+out = 3000. Bound 3000, reached: x [0,1000), b [1000,2000),
+    out [2000,3000); a 400 above b [1400,2400) (steps 1-2, beside x); in [1000,1100). Arena 3000.
+    """
+    b = Builder()
+    i = b.input("in", 100)
+    x = b.node(UNARY, [i], "x", 1000)
+    a = b.node(LAGGED, [x], "a", 1000, delta=-400)
+    m = b.node(LAGGED, [a], "b", 1000, delta=-400)
+    return b.graph(b.node(BINARY, [m, x], "out", 1000))
+
+
 # name -> (builder, arena worked out in its docstring)
 SHAPES = {
     "linear_chain": (linear_chain, 2000),
@@ -172,4 +207,6 @@ SHAPES = {
     "alias_chain": (alias_chain, 1200),
     "inplace_elementwise": (inplace_elementwise, 1100),
     "scratch_buffer": (scratch_buffer, 1312),
+    "lagged_chain": (lagged_chain, 1100),
+    "lagged_residual": (lagged_residual, 3000),
 }

@@ -9,7 +9,7 @@ from micro_relay.ir.types import DType, TensorType
 from micro_relay.plan.buffers import build_buffers, lower_bound, tensor_lifetimes
 
 from . import shapes
-from .graphs import ALIAS, BINARY, INPLACE_BINARY, INPLACE_UNARY, UNARY, Builder
+from .graphs import ALIAS, BINARY, INPLACE_BINARY, INPLACE_UNARY, LAGGED, UNARY, Builder
 
 
 def groups(graph, order=None) -> set[tuple[str, ...]]:
@@ -172,3 +172,53 @@ def test_scratch_of_zero_bytes_is_not_a_buffer():
     g = shapes.linear_chain()
     assert len(build_buffers(g, (0, 1, 2), {1: 0})) == 4
     assert [b.name for b in build_buffers(g, (0, 1, 2), {1: 5}) if not b.tensors] == ["<scratch 1>"]
+
+
+def permissions(graph, order=None) -> dict[str, tuple]:
+    order = tuple(range(len(graph.nodes))) if order is None else order
+    return {b.name: b.overlap for b in build_buffers(graph, order, {}) if b.overlap}
+
+
+def test_lagged_output_may_overlap_its_dying_input():
+    """in ─► L (delta -6) ─► a ─► u ─► out: in dies at L; the delta is rounded down to ALIGN (-8)."""
+    b = Builder()
+    a = b.node(LAGGED, [b.input("in", 100)], "a", 100, delta=-6)
+    g = b.graph(b.node(UNARY, [a], "out", 10))
+    assert permissions(g) == {"a": (("in", -8),)}
+    # step 0: in and a share up to min(100 - 8, 100) = 92 bytes: 108 instead of 200
+    assert lower_bound(build_buffers(g, (0, 1), {})) == 112  # step 1: a + out (12)
+
+
+def test_lagged_refused_when_input_is_read_later():
+    """
+        in ─► u0 ─► x ─► L ─► a ─► bin ─► out
+                    └──────────────►┘
+    x is read again by bin (the residual shortcut): L's output must keep off it.
+    """
+    b = Builder()
+    x = b.node(UNARY, [b.input("in", 100)], "x", 100)
+    a = b.node(LAGGED, [x], "a", 100, delta=-20)
+    g = b.graph(b.node(BINARY, [a, x], "out", 100))
+    assert permissions(g) == {}
+
+
+def test_lagged_refused_for_a_graph_output_or_a_shared_second_input():
+    """x is a graph output (read by the caller after invoke); then x is also L's second input."""
+    b = Builder()
+    x = b.node(UNARY, [b.input("in", 100)], "x", 100)
+    g = b.graph(b.node(LAGGED, [x], "a", 100, delta=-20), x)
+    assert permissions(g) == {}
+    b = Builder()
+    x = b.node(UNARY, [b.input("in", 100)], "x", 100)
+    r = b.node(ALIAS, [x], "r", 100)
+    g = b.graph(b.node(LAGGED, [r, x], "a", 100, delta=-20))
+    assert permissions(g) == {}
+
+
+def test_lagged_over_a_reshaped_input_names_the_whole_buffer():
+    """in ─► u0 ─► x ─► r (reshape) ─► L ─► out: the permission is on x's buffer (x and r)."""
+    b = Builder()
+    x = b.node(UNARY, [b.input("in", 100)], "x", 100)
+    r = b.node(ALIAS, [x], "r", 100)
+    g = b.graph(b.node(LAGGED, [r], "out", 100, delta=-20))
+    assert permissions(g) == {"out": (("x", -20),)}

@@ -79,3 +79,59 @@ def test_plan_memory_refuses_a_broken_planner(monkeypatch):
 
 def test_greedy_plan_of_the_example_passes():
     check_plan(ABC, greedy_by_size(ABC))
+
+
+# Steps:   0    1
+#   i   [100]           i: 100 B, step 0 (dies at the window kernel of step 0)
+#   o   [ 80   80]      o:  80 B, steps 0-1, may overlap i if offset(o) - offset(i) <= -20
+LAGGED = [Buffer("i", 100, 0, 0), Buffer("o", 80, 0, 1, overlap=(("i", -20),))]
+
+
+def test_permitted_overlap_passes():
+    """o 20 below i shares 60 bytes with it; o further below, or wholly above, is fine too."""
+    check_plan(LAGGED, {"i": 20, "o": 0}, arena=120)
+    check_plan(LAGGED, {"i": 40, "o": 0})
+    check_plan(LAGGED, {"i": 0, "o": 100})
+
+
+def test_overlap_past_the_delta_is_caught():
+    """o only 16 below i: the kernel's writes would reach input bytes it has still to read."""
+    with pytest.raises(AssertionError, match="overlap: o .* and i"):
+        check_plan(LAGGED, {"i": 16, "o": 0})
+    with pytest.raises(AssertionError, match="overlap"):
+        check_plan(LAGGED, {"i": 0, "o": 4})  # o above i's start but inside it
+
+
+def test_permission_works_one_way_only():
+    """The input over its output's tail is not what the kernel allows."""
+    buffers = [Buffer("i", 100, 0, 0), Buffer("o", 80, 0, 1, overlap=(("i", -20),))]
+    with pytest.raises(AssertionError, match="overlap"):
+        check_plan(buffers, {"i": 0, "o": 20})
+
+
+def test_overlap_of_a_third_buffer_is_caught():
+    """The permission covers i and o only: s, live at the same step, may share bytes with neither."""
+    buffers = LAGGED + [Buffer("s", 8, 0, 0)]
+    with pytest.raises(AssertionError, match="overlap"):
+        check_plan(buffers, {"i": 20, "o": 0, "s": 96})
+
+
+def test_permission_must_name_a_buffer_that_dies_where_the_holder_starts():
+    """A permission on a buffer still live after the holder's first step (or on none) is refused outright."""
+    with pytest.raises(AssertionError, match="not a buffer whose lifetime ends at step 0"):
+        check_plan([Buffer("i", 100, 0, 1), Buffer("o", 80, 0, 1, overlap=(("i", -20),))], {"i": 100, "o": 0})
+    with pytest.raises(AssertionError, match="not a buffer"):
+        check_plan([Buffer("o", 80, 0, 1, overlap=(("gone", -20),))], {"o": 0})
+
+
+def test_plan_memory_refuses_a_planner_that_overlaps_too_far(monkeypatch):
+    """shapes.lagged_chain with every output only ALIGN bytes below its input: caught before emission."""
+    def too_close(buffers):
+        offsets, at = {}, 2000
+        for buf in buffers:
+            at -= 4
+            offsets[buf.name] = at
+        return offsets
+    monkeypatch.setitem(PLANNERS, "too_close", too_close)
+    with pytest.raises(AssertionError, match="overlap"):
+        plan_memory(shapes.lagged_chain(), planners=("too_close",))

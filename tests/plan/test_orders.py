@@ -12,7 +12,7 @@ from micro_relay.plan.orders import ORDERS, LiveBytes, check_order
 from micro_relay.plan.orders.peak_search import search
 
 from . import shapes
-from .graphs import ALIAS, BINARY, CONCAT, INPLACE_BINARY, INPLACE_UNARY, SCRATCH, UNARY, Builder
+from .graphs import ALIAS, BINARY, CONCAT, INPLACE_BINARY, INPLACE_UNARY, LAGGED, SCRATCH, UNARY, Builder
 
 
 def test_heuristic_orders_on_the_diamond():
@@ -78,8 +78,8 @@ def random_graphs(draw):
         tensors.append(b.input("in1", draw(sizes)))
     size_of = {name: b.tensors[name].type.nbytes for name in tensors}
     for i in range(draw(st.integers(1, 6))):
-        kind = draw(st.sampled_from((UNARY, BINARY, INPLACE_UNARY, INPLACE_BINARY, ALIAS, SCRATCH)))
-        arity = 2 if kind in (BINARY, INPLACE_BINARY) else 1
+        kind = draw(st.sampled_from((UNARY, BINARY, INPLACE_UNARY, INPLACE_BINARY, ALIAS, SCRATCH, LAGGED)))
+        arity = 2 if kind in (BINARY, INPLACE_BINARY) else draw(st.integers(1, 2)) if kind == LAGGED else 1
         inputs = [draw(st.sampled_from(tensors)) for _ in range(arity)]
         if kind == ALIAS:
             size = size_of[inputs[0]]
@@ -88,6 +88,8 @@ def random_graphs(draw):
         else:
             size = draw(sizes)
         attrs = {"scratch": draw(st.sampled_from((0, 4, 10)))} if kind == SCRATCH else {}
+        if kind == LAGGED:
+            attrs = {"delta": max(-size, draw(st.sampled_from((-4, -8, -12))))}
         out = b.node(kind, inputs, f"t{i}", size, **attrs)
         tensors.append(out)
         size_of[out] = size

@@ -122,3 +122,21 @@ def test_scratch_buffer(planner):
     assert scratch == {"<scratch 0>": (256, 0, 0, 8), "<scratch 1>": (512, 1, 1, 8)}
     assert plan.scratch_offset(0) % 8 == 0 and plan.scratch_offset(1) % 8 == 0
     assert plan.scratch_offset(2) is None
+
+
+@ALL_PLANNERS
+def test_lagged_chain(planner):
+    """Each window kernel's output starts exactly delta below its input, as drawn in shapes.lagged_chain."""
+    plan = plan_with(shapes.lagged_chain(), planner)
+    assert (plan.arena_bytes, plan.lower_bound) == (1100, 1100)
+    assert {b.name: b.overlap for b in plan.buffers} == {"in": (), "a": (("in", -200),), "b": (("a", -300),),
+                                                         "out": ()}
+    assert plan.tensor_offset("a") - plan.tensor_offset("in") == -200
+    assert plan.tensor_offset("b") - plan.tensor_offset("a") == -300
+
+
+@ALL_PLANNERS
+def test_lagged_residual_keeps_the_shortcut_apart(planner):
+    plan = plan_with(shapes.lagged_residual(), planner)
+    assert (plan.arena_bytes, plan.lower_bound) == (3000, 3000)
+    assert {b.name: b.overlap for b in plan.buffers if b.overlap} == {"b": (("a", -400),)}

@@ -64,6 +64,13 @@ class OpDef:
         """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
         return 0
 
+    def overlap_delta(self, graph: Graph, node: Node, params: dict) -> int | None:
+        """Lagged in-place: the largest offset(output) - offset(input 0), in bytes (negative: the output starts
+        below its input), at which the kernel's writes never reach input bytes it has still to read, so the
+        output may overlap the dead part of input 0 (ops/_overlap.py). None (the default): no overlap; the
+        planner then keeps the two apart unless the op is `inplace`."""
+        return None
+
     def macs(self, graph: Graph, node: Node) -> int:
         """Multiply-accumulates per inference (for reports and benchmarks)."""
         return 0

@@ -18,6 +18,7 @@ from ..arith.multiplier import quantize_multipliers
 from ..ir.registry import Attr
 from ..ir.types import DType
 from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._overlap import window_delta
 
 PAIR_OF_ONES = Attr(tuple, (1, 1))
 NO_PADDING = Attr(tuple, (0, 0, 0, 0))  # (top, left, bottom, right)
@@ -48,6 +49,19 @@ class Geometry:
     def c_initializer(self) -> str:
         """The nested designated initializer of an mr_conv_geometry field."""
         return "{" + ", ".join(f".{k} = {v}" for k, v in asdict(self).items()) + "}"
+
+
+def is_pointwise(g: Geometry) -> bool:
+    """The int8 kernel's matrix-product condition (mr_conv2d_s8 in crt/src/mr_conv2d.c): 1x1, stride 1, no
+    padding, input and output spatially equal, one group."""
+    return (g.k_h == 1 and g.k_w == 1 and g.stride_h == 1 and g.stride_w == 1 and g.pad_top == 0
+            and g.pad_left == 0 and g.out_h == g.in_h and g.out_w == g.in_w and g.filter_c == g.in_c)
+
+
+def window_overlap_delta(g: Geometry, itemsize: int) -> int:
+    """OpDef.overlap_delta of a row-ordered window walk (the generic conv2d and every depthwise path)."""
+    return window_delta(g.batches, g.in_h, g.in_w, g.in_c, g.out_h, g.out_w, g.out_c, g.stride_h, g.pad_top,
+                        itemsize)
 
 
 def inputs3(graph, node):

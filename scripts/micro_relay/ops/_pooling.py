@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..arith.multiplier import f32
 from ..ir.types import DType, TensorType
 from ._common import c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._overlap import window_delta
 
 COPY_MAX_DIMS = 5  # MR_PAD_MAX_DIMS and MR_STRIDED_SLICE_MAX_DIMS in the C headers
 
@@ -111,6 +112,13 @@ def pool_windows(p):
         for ox in range(p["out_w"]):
             x = ox * p["stride_w"] - p["pad_left"]
             yield oy, ox, y0, y1, max(0, x), min(p["in_w"], x + p["filter_w"])
+
+
+def pool_overlap_delta(graph, node, p) -> int:
+    """OpDef.overlap_delta of both pools: their kernels walk output rows in order, each row reading only the
+    input rows of its windows (ops/_overlap.py)."""
+    return window_delta(p["batches"], p["in_h"], p["in_w"], p["channels"], p["out_h"], p["out_w"], p["channels"],
+                        p["stride_h"], p["pad_top"], graph.type_of(node.inputs[0]).dtype.itemsize)
 
 
 def pool_macs(graph, node) -> int:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ._common import ACTIVATION, apply_clamp, out_type
-from ._pooling import pool_emit, pool_infer, pool_macs, pool_prepare, pool_windows
+from ._pooling import pool_emit, pool_infer, pool_macs, pool_overlap_delta, pool_prepare, pool_windows
 
 
 @register
@@ -49,6 +49,9 @@ class AvgPool2d(OpDef):
                 q = np.where(acc > 0, (acc + half) // n, -((-(acc - half)) // n))
                 result[:, oy, ox, :] = q
         return [apply_clamp(result, p["act_min"], p["act_max"], out.dtype.numpy)]
+
+    def overlap_delta(self, graph, node, p):
+        return pool_overlap_delta(graph, node, p)
 
     def macs(self, graph, node):
         return pool_macs(graph, node)

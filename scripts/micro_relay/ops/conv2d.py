@@ -25,8 +25,10 @@ from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
-                           exact_matmul, float_finish, folded_bias, Geometry, inputs3, inside_image,
-                           prepare_convolution, requantize, window_attrs, windowed_size, windows)
+                           exact_matmul, float_finish, folded_bias, Geometry, inputs3, inside_image, is_pointwise,
+                           prepare_convolution, requantize, window_attrs, window_overlap_delta, windowed_size,
+                           windows)
+from ._overlap import pointwise_delta
 
 
 def _geometry(graph, node) -> Geometry:
@@ -113,6 +115,17 @@ class Conv2D(OpDef):
                     acc = acc + term if mask.all() else np.where(mask, acc + term, acc)
         acc = acc.reshape(g.batches, g.out_h, g.out_w, g.out_c)
         return float_finish(acc, bias, p, always_add_bias=True)
+
+    def overlap_delta(self, graph, node, p):
+        """The int8 pointwise path works in tiles of at most 16 pixels, every other path in output rows. The
+        int16 and float kernels have no tiled path today; for a pointwise geometry they also get the tile
+        bound, so that giving them one later keeps the declared overlap safe."""
+        g: Geometry = p["geometry"]
+        itemsize = graph.type_of(node.inputs[0]).dtype.itemsize
+        if not is_pointwise(g):
+            return window_overlap_delta(g, itemsize)
+        tiles = pointwise_delta(g.batches * g.in_h * g.in_w, g.in_c, g.out_c, itemsize)
+        return tiles if p["kind"] == "s8" else min(tiles, window_overlap_delta(g, itemsize))
 
     def macs(self, graph, node):
         g = _geometry(graph, node)

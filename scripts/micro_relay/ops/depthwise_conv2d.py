@@ -22,7 +22,7 @@ from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
                            float_finish, folded_bias, Geometry, inputs3, inside_image, prepare_convolution,
-                           requantize, window_attrs, windowed_size, windows)
+                           requantize, window_attrs, window_overlap_delta, windowed_size, windows)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -93,6 +93,10 @@ class DepthwiseConv2D(OpDef):
         x = np.repeat(x, g.filter_c, axis=-1)
         acc = np.einsum("nyxhwc,hwc->nyxc", x, weight[0].astype(np.int64))
         return [requantize(acc, bias, p, data.dtype)]
+
+    def overlap_delta(self, graph, node, p):
+        """Every path walks output rows in order (ops/_overlap.py)."""
+        return window_overlap_delta(p["geometry"], graph.type_of(node.inputs[0]).dtype.itemsize)
 
     def macs(self, graph, node):
         g = _geometry(graph, node)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ._common import ACTIVATION, apply_clamp, out_type
-from ._pooling import pool_emit, pool_infer, pool_macs, pool_prepare, pool_windows
+from ._pooling import pool_emit, pool_infer, pool_macs, pool_overlap_delta, pool_prepare, pool_windows
 
 
 @register
@@ -41,6 +41,9 @@ class MaxPool2d(OpDef):
                     best = np.where(best < tap, tap, best)  # std::max(best, tap)
             result[:, oy, ox, :] = best
         return [apply_clamp(result, p["act_min"], p["act_max"], out.dtype.numpy)]
+
+    def overlap_delta(self, graph, node, p):
+        return pool_overlap_delta(graph, node, p)
 
     def macs(self, graph, node):
         return pool_macs(graph, node)

@@ -20,12 +20,26 @@ turns a graph and an order into buffers:
    c. the output has exactly as many bytes as input 0's buffer and as many elements as input 0 (so an
       element-wise kernel reads in0[i] at the index where it writes out[i]);
    d. no other input of the node lives in that buffer (the kernel only promises that out == in0 is safe).
-4. A buffer is named after its first tensor; its size is its largest tensor rounded up to ALIGN bytes, its
+4. Lagged overlap. An op whose kernel declares `overlap_delta` (convolutions and pools, ops/_overlap.py: the
+   largest offset(output) - offset(input 0) at which its writes never reach input bytes it still has to
+   read) gives its output buffer a permission on input 0's buffer when 3a, 3b and 3d hold at its step (the
+   input's bytes are dead once this node has read them) and the output did not join that buffer: the two
+   may share bytes provided offset(output) - offset(input) <= delta, delta rounded down to ALIGN (both
+   offsets are multiples of ALIGN). Their lifetimes meet at this step only (the input's last, the output's
+   first), so the kernel is the only code that touches the shared bytes.
+5. A buffer is named after its first tensor; its size is its largest tensor rounded up to ALIGN bytes, its
    alignment the largest element size (at least ALIGN), its lifetime the span of its tensors' lifetimes.
-5. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
+6. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
 
 `live_bytes` and `lower_bound` give the bytes live at each step: no placement of these buffers can use
-fewer bytes than the largest of them, so it is the lower bound reported next to the arena.
+fewer bytes than the largest of them, so it is the lower bound reported next to the arena. A permitted pair
+(output O over input I with delta d < 0) can share at most min(O.size + d, I.size) bytes: with
+offset(O) <= offset(I) + d the shared bytes lie in [offset(I), offset(O) + O.size), so together the pair
+needs at least max(O.size, I.size - d) bytes (the span when O starts exactly at offset(I) + d), and every
+other buffer live then is disjoint from both. `live_bytes` takes those shared bytes off the pair's step.
+
+`blocked` is what the offset planners and the check share: the bytes a placed buffer keeps another one out
+of, which for a permitted pair is less than the whole buffer.
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.graph import Graph
-from ..ir.registry import get_op
+from ..ir.registry import OpDef, get_op
 
 ALIGN = 4
 SCRATCH_ALIGN = 8
@@ -49,9 +63,54 @@ class Buffer:
     last: int
     align: int = ALIGN
     tensors: tuple[str, ...] = ()
+    # (buffer name, delta): this buffer may share bytes with that one if offset(self) - offset(it) <= delta
+    overlap: tuple[tuple[str, int], ...] = ()
 
     def overlaps_in_time(self, other: "Buffer") -> bool:
         return self.first <= other.last and other.first <= self.last
+
+    def delta_over(self, other: "Buffer") -> int | None:
+        """The delta of this buffer's permission on `other`, or None."""
+        return next((d for name, d in self.overlap if name == other.name), None)
+
+
+def permitted(a: Buffer, at_a: int, b: Buffer, at_b: int) -> bool:
+    """Whether a (at offset at_a) and b (at at_b) may share bytes: one holds a permission on the other and
+    the offsets satisfy its delta."""
+    d = a.delta_over(b)
+    if d is not None and at_a - at_b <= d:
+        return True
+    d = b.delta_over(a)
+    return d is not None and at_b - at_a <= d
+
+
+def blocked(buf: Buffer, other: Buffer, at: int) -> tuple[int, int]:
+    """The bytes [start, end) that `other`, placed at `at` and live with `buf`, keeps `buf` out of: buf at
+    offset c clashes with it iff c < end and c + buf.size > start (so buf may start anywhere up to
+    start - buf.size, or from end on). Normally other's own bytes; for a permitted pair with delta d:
+    - buf holds the permission: c clashes iff at + d < c < at + other.size (and the bytes meet), so
+      start = at + max(d + buf.size, 0), end = at + other.size;
+    - other holds it: c clashes iff at - buf.size < c < at - d (and below at + other.size), so start = at,
+      end = at + min(other.size, -d).
+    """
+    d = buf.delta_over(other)
+    if d is not None:
+        return at + max(d + buf.size, 0), at + other.size
+    d = other.delta_over(buf)
+    if d is not None:
+        return at, at + min(other.size, -d)
+    return at, at + other.size
+
+
+def pair_saving(out: Buffer, inp: Buffer, delta: int) -> int:
+    """The most bytes a permitted pair can share (see the module docstring)."""
+    return max(0, min(out.size + delta, inp.size))
+
+
+def overlap_pairs(buffers: list[Buffer]) -> list[tuple[Buffer, Buffer, int]]:
+    """(output, input, delta) of every permission naming a buffer of the list."""
+    by_name = {b.name: b for b in buffers}
+    return [(b, by_name[name], d) for b in buffers for name, d in b.overlap if name in by_name]
 
 
 def align_up(value: int, align: int) -> int:
@@ -85,27 +144,54 @@ def _shares_input_bytes(graph: Graph, node, op) -> bool:
         and not graph.tensors[node.inputs[0]].is_constant
 
 
-def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int]) -> list[Buffer]:
-    """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes."""
+def node_overlap(graph: Graph) -> dict[int, int]:
+    """Node index -> its kernel's overlap delta rounded down to ALIGN (step 4; ops without one are left out)."""
+    result = {}
+    for index, node in enumerate(graph.nodes):
+        op = get_op(node.op)
+        if type(op).overlap_delta is OpDef.overlap_delta:
+            continue
+        delta = op.overlap_delta(graph, node, op.prepare(graph, node))
+        if delta is not None:
+            result[index] = delta // ALIGN * ALIGN
+    return result
+
+
+def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
+                  overlap: dict[int, int] | None = None) -> list[Buffer]:
+    """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes,
+    `overlap` node index -> overlap delta (node_overlap(graph) when not given)."""
+    overlap = node_overlap(graph) if overlap is None else overlap
     life = tensor_lifetimes(graph, order)
     outputs = set(graph.outputs)
     root_of = {name: name for name in life}
     members: dict[str, list[str]] = {name: [name] for name in life}
+    permission: dict[str, tuple[str, int]] = {}  # output root -> (input root, delta)
+
+    def dies_here(node, root: str, step: int) -> bool:
+        """Steps 3b and 3d: no member of the buffer is read later or is a graph output, and no other input of
+        the node lives in it."""
+        return not any(life[m][1] > step or m in outputs for m in members[root]) \
+            and not any(n and n in root_of and root_of[n] == root for n in node.inputs[1:])
+
     for step, node_index in enumerate(order):
         node = graph.nodes[node_index]
         op = get_op(node.op)
+        if node_index in overlap and node.inputs and node.inputs[0] and node.outputs \
+                and not graph.tensors[node.inputs[0]].is_constant:  # step 4
+            root, out = root_of[node.inputs[0]], node.outputs[0]
+            if root_of[out] != root and dies_here(node, root, step):
+                permission[root_of[out]] = (root, overlap[node_index])
         if not _shares_input_bytes(graph, node, op):
             continue
         root, out = root_of[node.inputs[0]], node.outputs[0]
         if not op.alias:  # in place: steps 3b-3d
-            group = members[root]
-            if any(life[m][1] > step or m in outputs for m in group):
+            if not dies_here(node, root, step):
                 continue
-            if graph.type_of(out).nbytes != max(graph.type_of(m).nbytes for m in group) \
+            if graph.type_of(out).nbytes != max(graph.type_of(m).nbytes for m in members[root]) \
                     or graph.type_of(out).size != graph.type_of(node.inputs[0]).size:
                 continue
-            if any(n and n in root_of and root_of[n] == root for n in node.inputs[1:]):
-                continue
+        permission.pop(root_of[out], None)  # the output takes the input's bytes outright
         for moved in members.pop(root_of[out]):
             root_of[moved] = root
             members[root].append(moved)
@@ -115,7 +201,8 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int])
         size = max(graph.type_of(n).nbytes for n in names)
         align = max([ALIGN] + [graph.type_of(n).dtype.itemsize for n in names])
         buffers.append(Buffer(root, align_up(size, ALIGN), min(life[n][0] for n in names),
-                              max(life[n][1] for n in names), align, tuple(names)))
+                              max(life[n][1] for n in names), align, tuple(names),
+                              (permission[root],) if root in permission else ()))
     step_of = {node_index: step for step, node_index in enumerate(order)}
     for node_index, nbytes in sorted(scratch.items()):
         if nbytes > 0 and node_index in step_of:
@@ -126,13 +213,19 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int])
 
 
 def live_bytes(buffers: list[Buffer]) -> list[int]:
-    """Total size of the buffers live at each step (a difference array over the lifetimes)."""
+    """Bytes the buffers live at each step need at least: their total size (a difference array over the
+    lifetimes) less what each permitted pair live together at that step can share."""
     if not buffers:
         return []
     delta = [0] * (max(b.last for b in buffers) + 2)
     for b in buffers:
         delta[b.first] += b.size
         delta[b.last + 1] -= b.size
+    for out, inp, d in overlap_pairs(buffers):
+        step = max(out.first, inp.first)
+        if step <= min(out.last, inp.last):
+            delta[step] -= pair_saving(out, inp, d)
+            delta[min(out.last, inp.last) + 1] += pair_saving(out, inp, d)
     totals, running = [], 0
     for change in delta[:-1]:
         running += change

@@ -4,15 +4,19 @@ check_plan(buffers, offsets, arena):
   1. every buffer has an offset, and no offset is named for a buffer that does not exist;
   2. every offset is non-negative and a multiple of the buffer's alignment;
   3. every buffer ends inside the arena (when its size is given);
-  4. no two buffers whose lifetimes overlap share a byte: sweep the buffers by offset, keeping those whose
-     bytes reach past the current offset, and compare lifetimes only among those (at most n^2 pairs, usually
-     far fewer).
+  4. every overlap permission (buffers.py, step 4) names another buffer of the plan whose lifetime ends at
+     the step where the holder's begins, so the two are live together at that one step only: the step of the
+     kernel whose access pattern the delta describes;
+  5. no two buffers whose lifetimes overlap share a byte, unless one holds a permission on the other and
+     offset(holder) - offset(other) <= its delta: sweep the buffers by offset, keeping those whose bytes
+     reach past the current offset, and compare lifetimes only among those (at most n^2 pairs, usually far
+     fewer).
 Any failure raises AssertionError naming the buffers: a planner bug must never reach the generated C.
 """
 
 from __future__ import annotations
 
-from .buffers import Buffer
+from .buffers import Buffer, permitted
 
 
 def check_plan(buffers: list[Buffer], offsets: dict[str, int], arena: int | None = None) -> None:
@@ -29,12 +33,19 @@ def check_plan(buffers: list[Buffer], offsets: dict[str, int], arena: int | None
         if arena is not None and offset + buf.size > arena:
             raise AssertionError(f"memory plan puts {buf.name} at [{offset}, {offset + buf.size}) "
                                  f"past the arena of {arena}")
+    by_name = {b.name: b for b in buffers}
+    for buf in buffers:
+        for name, delta in buf.overlap:
+            other = by_name.get(name)
+            if other is None or other is buf or other.last != buf.first:
+                raise AssertionError(f"memory plan lets {buf.name} (steps {buf.first}-{buf.last}) overlap "
+                                     f"{name}, which is not a buffer whose lifetime ends at step {buf.first}")
     open_: list[Buffer] = []  # buffers whose bytes reach past the current offset
     for buf in sorted((b for b in buffers if b.size > 0), key=lambda b: (offsets[b.name], b.name)):
         start = offsets[buf.name]
         open_ = [o for o in open_ if offsets[o.name] + o.size > start]
         for other in open_:
-            if other.overlaps_in_time(buf):
+            if other.overlaps_in_time(buf) and not permitted(other, offsets[other.name], buf, start):
                 o = offsets[other.name]
                 raise AssertionError(f"memory plan overlap: {other.name} [{o}, {o + other.size}) steps "
                                      f"{other.first}-{other.last} and {buf.name} [{start}, {start + buf.size}) "

@@ -1,15 +1,16 @@
 """The memory plan of a graph: the chosen operator order, every buffer's offset, and the arena size.
 
 plan_memory(graph, planners, orders):
-  1. ask every op for the scratch bytes its kernel needs;
+  1. ask every op for the scratch bytes its kernel needs and for its overlap delta (how far below its input
+     its output may start, ops/_overlap.py);
   2. for each candidate order (orders/, in ORDERS order) build the order, check it is a topological order of
      all nodes, and skip it if an earlier candidate gave the same order;
-  3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, scratch); if their lower bound
-     is not below the best arena so far the order cannot win and is not placed, otherwise the offset
-     planners (planners/) place them and keep the smallest arena;
+  3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, lagged overlap permissions,
+     scratch); if their lower bound is not below the best arena so far the order cannot win and is not
+     placed, otherwise the offset planners (planners/) place them and keep the smallest arena;
   4. keep the candidate with the smallest arena; ties keep the earlier one (the model's order first);
-  5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap)
-     before anything is emitted.
+  5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap but
+     the permitted ones) before anything is emitted.
 Every candidate's result is kept in `tried` for the report.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import Buffer, build_buffers, lower_bound, scratch_name
+from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
 from .check import check_plan
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
@@ -79,7 +80,8 @@ def plan_memory(graph: Graph, planners: tuple[str, ...] | None = None,
     if unknown or not names:
         raise ValueError(f"unknown operator order(s) {unknown}; known: {', '.join(ORDERS)}")
     scratch = node_scratch(graph)
-    live = LiveBytes(graph, scratch)
+    overlap = node_overlap(graph)
+    live = LiveBytes(graph, scratch, overlap)
     best: MemoryPlan | None = None
     seen: dict[tuple[int, ...], Candidate] = {}
     tried: list[Candidate] = []
@@ -91,7 +93,7 @@ def plan_memory(graph: Graph, planners: tuple[str, ...] | None = None,
             tried.append(Candidate(order_name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
                                    earlier.same_as or earlier.order_name))
             continue
-        buffers = build_buffers(graph, order, scratch)
+        buffers = build_buffers(graph, order, scratch, overlap)
         bound = lower_bound(buffers)
         if best is not None and bound >= best.arena_bytes:
             seen[order] = Candidate(order_name, "", None, bound)

@@ -4,6 +4,8 @@
   (alias and in-place tensors name the same buffer); scratch buffers appear under their own names;
 - the arena size next to the lower bound under the chosen order (the most bytes live at one step), the
   step where it is reached and the buffers live there (the set that must be live at once);
+- every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
+  the delta, offset(output) - offset(input) and the bytes they actually share (0 when placed apart);
 - which order and planner won, and what every candidate order gave;
 - per node its op and MAC count.
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import peak_step, tensor_lifetimes
+from .buffers import overlap_pairs, peak_step, tensor_lifetimes
 from .memory_plan import MemoryPlan
 
 
@@ -41,6 +43,12 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
         total_macs += macs
         nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
                       "output": node.outputs[0], "macs": macs})
+    overlaps = []
+    for out, inp, delta in overlap_pairs(list(plan.buffers)):
+        at_out, at_in = plan.offsets[out.name], plan.offsets[inp.name]
+        shared = max(0, min(at_out + out.size, at_in + inp.size) - max(at_out, at_in))
+        overlaps.append({"output": out.name, "input": inp.name, "step": out.first, "delta": delta,
+                         "offset_difference": at_out - at_in, "shared_bytes": shared})
     weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
     return {
         "model": name,
@@ -49,6 +57,7 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
         "lower_bound_bytes": plan.lower_bound,
         "lower_bound_step": step,
         "live_at_lower_bound": [{"buffer": b.name, "bytes": b.size} for b in at_peak],
+        "overlaps": overlaps,
         "order": plan.order_name,
         "planner": plan.planner,
         "candidates": [{"order": c.order_name, "planner": c.planner, "arena_bytes": c.arena_bytes,

@@ -15,6 +15,9 @@ step by step, so that orders can be compared while they are built:
    outside S + v, not pinned, same bytes and elements, no other input in it) writes over it: its output
    unit costs nothing extra at that step, and after the step one unit has replaced the other, so the count
    is the same.
+   A node with an overlap delta d (buffers.py step 4) whose input 0 unit dies at v likewise (no reader
+   outside S + v, not pinned, no other input in it) may write its output unit over that unit's dead part:
+   while it runs, min(output + d, input) bytes fewer (buffers.pair_saving).
 4. After v: the live bytes of S, plus the units v creates, minus every unit v reads or creates that has no
    reader outside S + v and is not pinned.
 Sets of nodes are Python ints used as bit masks (bit i = node i).
@@ -24,13 +27,14 @@ from __future__ import annotations
 
 from ...ir.graph import Graph
 from ...ir.registry import get_op
-from ..buffers import ALIGN, SCRATCH_ALIGN, align_up
+from ..buffers import ALIGN, SCRATCH_ALIGN, align_up, node_overlap
 
 
 class LiveBytes:
     """Per-node costs of a graph for the order search (see the module docstring)."""
 
-    def __init__(self, graph: Graph, scratch: dict[int, int]):
+    def __init__(self, graph: Graph, scratch: dict[int, int], overlap: dict[int, int] | None = None):
+        overlap = node_overlap(graph) if overlap is None else overlap
         self.graph = graph
         self.n = len(graph.nodes)
         producer = graph.producers()
@@ -70,6 +74,7 @@ class LiveBytes:
         self.creates: list[tuple[int, ...]] = []
         self.new_bytes = [0] * self.n
         self.inplace: list[tuple[int, int] | None] = [None] * self.n
+        self.lagged: list[tuple[int, int] | None] = [None] * self.n  # (input unit, bytes saved)
         for v, node in enumerate(graph.nodes):
             read = sorted({self.unit_of[n] for n in node.inputs if n and n not in const})
             for u in read:
@@ -88,6 +93,11 @@ class LiveBytes:
                 same = raw[u0] == raw[uo] and graph.type_of(src).size == graph.type_of(node.outputs[0]).size
                 if u0 != uo and uo in made and same and u0 not in others:
                     self.inplace[v] = (u0, uo)
+            if v in overlap and self.inplace[v] is None and src and src not in const and node.outputs:
+                u0, uo = self.unit_of[src], self.unit_of[node.outputs[0]]
+                others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
+                if u0 != uo and uo in made and u0 not in others:
+                    self.lagged[v] = (u0, max(0, min(self.size[uo] + overlap[v], self.size[u0])))
         inputs = [u for u in range(units) if creator[u] == -1]
         self.initial = sum(self.size[u] for u in inputs if self.readers[u] or self.pinned[u])
         self.unread_inputs = sum(self.size[u] for u in inputs if not (self.readers[u] or self.pinned[u]))
@@ -106,6 +116,9 @@ class LiveBytes:
         pair = self.inplace[v]
         if pair is not None and self._dies(pair[0], after):
             during -= self.size[pair[1]]
+        lagged = self.lagged[v]
+        if lagged is not None and self._dies(lagged[0], after):
+            during -= lagged[1]
         remaining = live
         for u in self.creates[v]:
             remaining += self.size[u]

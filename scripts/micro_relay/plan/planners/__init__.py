@@ -1,4 +1,5 @@
-"""Offset planners: place buffers with known lifetimes in one arena so that no two live buffers overlap.
+"""Offset planners: place buffers with known lifetimes in one arena so that no two live buffers overlap,
+except a window kernel's output over its dying input within the permitted delta (buffers.py step 4).
 
 Every planner has the same interface: a function from a list of Buffer to {buffer name: offset}, registered
 by name in PLANNERS. `plan_offsets` runs the named ones (all by default) in the order of PLANNERS, checks
@@ -15,7 +16,7 @@ from typing import Callable
 from ..buffers import Buffer, lower_bound
 from ..check import check_plan
 from .branch_and_bound import branch_and_bound
-from .first_fit import arena_size, first_fit_offset, place_in_order
+from .first_fit import arena_size, first_fit_offset, place_best, place_in_order
 from .greedy import greedy_by_conflict, greedy_by_lifetime, greedy_by_size
 
 Planner = Callable[[list[Buffer]], dict[str, int]]
@@ -47,4 +48,4 @@ def plan_offsets(buffers: list[Buffer], planners: tuple[str, ...] | None = None)
     return best[1], best[2]
 
 
-__all__ = ["PLANNERS", "Planner", "arena_size", "first_fit_offset", "place_in_order", "plan_offsets"]
+__all__ = ["PLANNERS", "Planner", "arena_size", "first_fit_offset", "place_best", "place_in_order", "plan_offsets"]

@@ -9,13 +9,15 @@ offsets never decrease:
    at one step) it is optimal and returned at once.
 2. Number the buffers largest first (ties: first use, then name). A search node is a sequence of placed
    buffers; `last` is the offset (and number) of the one placed most recently.
-3. At each node compute every unplaced buffer's first-fit offset. Candidates are those whose offset is above
-   `last`, or equal to it with a higher number than the last buffer's.
+3. At each node compute every unplaced buffer's first-fit offset (first_fit.py, permitted overlaps
+   included). Candidates are those whose offset is above `last`, or equal to it with a higher number than
+   the last buffer's.
 4. Bound: every later buffer goes at or above `last`, and offsets only rise as buffers are added, so the
    arena will be at least each of: the current arena; for each unplaced buffer, max(its offset, last) plus
    its size; and for each step, `last` plus the sizes of the unplaced buffers live then plus the parts of
-   the placed ones live then that reach above `last`. If the largest of these is not below the best arena
-   found, the node is cut.
+   the placed ones live then that reach above `last`, less the bytes the permitted pairs live then may
+   share (buffers.pair_saving). If the largest of these is not below the best arena found, the node is
+   cut.
 5. Otherwise try the candidates lowest offset first (ties: larger, then lower number), each placed at its
    first-fit offset, and recurse; a complete sequence smaller than the best becomes the best.
 6. Stop when the best reaches the lower bound or when the work done (buffer pairs and step entries looked
@@ -25,7 +27,7 @@ offsets never decrease:
 
 from __future__ import annotations
 
-from ..buffers import Buffer, align_up, lower_bound
+from ..buffers import Buffer, align_up, blocked, lower_bound, overlap_pairs, pair_saving
 from .first_fit import arena_size
 from .greedy import greedy_by_conflict, greedy_by_lifetime, greedy_by_size, size_order
 
@@ -58,6 +60,10 @@ class _Search:
         self.live_at = [[i for i, b in enumerate(bufs) if b.first <= t <= b.last] for t in range(steps)]
         self.bound_work = sum(len(live) for live in self.live_at)
         self.unplaced_live = [sum(self.size[i] for i in live) for live in self.live_at]
+        self.shared = [0] * steps  # bytes permitted pairs may share at each step
+        for out, inp, d in overlap_pairs(bufs):
+            for t in range(max(out.first, inp.first), min(out.last, inp.last) + 1):
+                self.shared[t] += pair_saving(out, inp, d)
         self.offset = [-1] * self.n
         self.best = [incumbent[b.name] for b in bufs]
         self.best_arena = arena_size(bufs, incumbent)
@@ -70,10 +76,10 @@ class _Search:
         return {b.name: self.best[i] for i, b in enumerate(self.bufs)}
 
     def _first_fit(self, i: int) -> int:
-        size, align = self.size[i], self.bufs[i].align
+        size, align, buf = self.size[i], self.bufs[i].align, self.bufs[i]
         candidate = 0
         offset = self.offset
-        placed = sorted((offset[j], offset[j] + self.size[j]) for j in self.conflicts[i] if offset[j] >= 0)
+        placed = sorted(blocked(buf, self.bufs[j], offset[j]) for j in self.conflicts[i] if offset[j] >= 0)
         for start, end in placed:
             candidate = align_up(candidate, align)
             if candidate + size <= start:
@@ -87,7 +93,7 @@ class _Search:
             bound = max(bound, align_up(max(fit, last), self.bufs[i].align) + self.size[i])
         for t, live in enumerate(self.live_at):
             above = sum(max(0, self.offset[j] + self.size[j] - last) for j in live if self.offset[j] >= 0)
-            bound = max(bound, last + self.unplaced_live[t] + above)
+            bound = max(bound, last + self.unplaced_live[t] + above - self.shared[t])
         return bound
 
     def _visit(self, last: int, last_index: int, arena: int, unplaced: int) -> None:

@@ -1,4 +1,5 @@
-"""Greedy offset planners: first-fit placement (first_fit.py) in one fixed order each.
+"""Greedy offset planners: first-fit placement (first_fit.py) in one fixed order each (place_best: with
+permitted overlaps, also with each pair's output hoisted before its input, the smallest arena kept).
 
 greedy_by_size (the idea of TFLite Micro's GreedyMemoryPlanner):
   1. sort the buffers by size, largest first (ties: earlier first use, then name);
@@ -21,7 +22,7 @@ greedy_by_conflict:
 from __future__ import annotations
 
 from ..buffers import Buffer
-from .first_fit import place_in_order
+from .first_fit import place_best
 
 
 def size_order(buffers: list[Buffer]) -> list[Buffer]:
@@ -29,13 +30,13 @@ def size_order(buffers: list[Buffer]) -> list[Buffer]:
 
 
 def greedy_by_size(buffers: list[Buffer]) -> dict[str, int]:
-    return place_in_order(size_order(buffers))
+    return place_best(size_order(buffers))
 
 
 def greedy_by_lifetime(buffers: list[Buffer]) -> dict[str, int]:
-    return place_in_order(sorted(buffers, key=lambda b: (b.first, -(b.last - b.first), -b.size, b.name)))
+    return place_best(sorted(buffers, key=lambda b: (b.first, -(b.last - b.first), -b.size, b.name)))
 
 
 def greedy_by_conflict(buffers: list[Buffer]) -> dict[str, int]:
     pressure = {b.name: b.size + sum(o.size for o in buffers if o is not b and o.overlaps_in_time(b)) for b in buffers}
-    return place_in_order(sorted(buffers, key=lambda b: (-pressure[b.name], -b.size, b.name)))
+    return place_best(sorted(buffers, key=lambda b: (-pressure[b.name], -b.size, b.name)))
