@@ -21,15 +21,25 @@ def from_torch(module, example_inputs, io_layout: str = "nhwc"):
 
 
 def compile(model, out_dir, name: str | None = None, input_shapes: dict | None = None, io_layout: str = "nhwc",
-            arena_section: str | None = None, with_runtime: bool = True):
+            arena_section: str | None = None, with_runtime: bool = True, calibration=None, quantize=None):
     """Compile a model file (.tflite, .onnx) or a graph from `from_torch` to C in `out_dir`; returns the
-    CompiledModel (graph, memory plan, file texts)."""
-    from .compiler import compile_file, compile_graph, write_output
+    CompiledModel (graph, memory plan, file texts). With `calibration` (an .npz/.npy path, arrays keyed by
+    input name, or a list in input order) a float model is quantized to int8 first; `quantize` takes a
+    micro_relay.quantize.QuantizeOptions (method, per-channel weights, ops kept in float, int8 I/O)."""
+    from pathlib import Path
+
+    from .compiler import compile_graph, default_name, prepare_graph, write_output
     from .ir.graph import Graph
     from .passes import run_pipeline
 
     if isinstance(model, Graph):
-        compiled = compile_graph(run_pipeline(model), name or "model", "graph", arena_section)
-        write_output(compiled, out_dir, with_runtime)
-        return compiled
-    return compile_file(model, out_dir, name, arena_section, with_runtime, input_shapes, io_layout)
+        graph, source, default = run_pipeline(model), "graph", "model"
+    else:
+        graph, source, default = prepare_graph(model, input_shapes, io_layout), Path(model).name, default_name(model)
+    if calibration is not None:  # after the pipeline, never before it: lower_qdq would undo kept-float ops
+        from .quantize import QuantizeOptions, quantize_graph
+
+        graph = quantize_graph(graph, calibration, quantize or QuantizeOptions())
+    compiled = compile_graph(graph, name or default, source, arena_section)
+    write_output(compiled, out_dir, with_runtime)
+    return compiled

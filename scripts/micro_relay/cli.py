@@ -2,7 +2,8 @@
 
 Commands:
   compile  MODEL -o OUT   write OUT/NAME.h, OUT/NAME.c, the runtime sources and OUT/NAME.plan.json
-           (MODEL: .tflite, or .onnx float / QDQ int8; see --input-shape and --io-layout)
+           (MODEL: .tflite, or .onnx float / QDQ int8; see --input-shape and --io-layout;
+           --quantize int8 --calibration data.npz turns a float model into an int8 one)
   inspect  MODEL          print the Micro Relay text IR (after the pass pipeline unless --raw)
   run      MODEL          run the numpy reference interpreter on .npy inputs
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
@@ -50,6 +51,9 @@ def _cmd_compile(args) -> int:
 
     start = time.perf_counter()
     graph = prepare_graph(args.model, **_load_options(args))
+    from .quantize.cli_options import apply as apply_quantization
+
+    graph = apply_quantization(graph, args)  # unchanged without --quantize; the report goes to stderr
     name = args.name or default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section)
     write_output(model, args.output, with_runtime=not args.no_runtime)
@@ -146,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    from .quantize import cli_options as quantize_cli
+
+    quantize_cli.add_arguments(p)
     p.set_defaults(func=_cmd_compile)
 
     p = sub.add_parser("inspect", help="print the Micro Relay text IR")
