@@ -29,6 +29,8 @@ bench: setup-test
 	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-cortex-m.md >> BENCHMARKS.md && rm BENCHMARKS-cortex-m.md
 	$(PYTHON) benchmarks/onnx_vs_onnxruntime.py --out BENCHMARKS-onnx.md
 	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-onnx.md >> BENCHMARKS.md && rm BENCHMARKS-onnx.md
+	$(PYTHON) benchmarks/quantized.py --out BENCHMARKS-quantized.md
+	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-quantized.md >> BENCHMARKS.md && rm BENCHMARKS-quantized.md
 
 # Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
 bench-cortex-m: setup-test

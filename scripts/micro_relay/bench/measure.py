@@ -143,13 +143,21 @@ def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: 
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
                 timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False) -> dict:
     """Everything `micro-relay bench` prints, as a dict."""
+    graph = prepare_graph(model_path)
+    return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
+                       timeout, profile)
+
+
+def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
+                keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
+                profile: bool = False) -> dict:
+    """bench_model for an optimized graph (e.g. one the quantizer produced)."""
     machine = get_machine(machine_name)
     if runs < 1:
         raise CompileError("runs must be at least 1", "--runs")
     gcc, qemu = _tools()
-    graph = prepare_graph(model_path)
-    name = name or default_name(model_path)
-    model = compile_graph(graph, name, Path(model_path).name)
+    model = compile_graph(graph, name, Path(source).name)
+    model_path = source
     with _work_dir(keep) as work:
         model_dir = work / "model"
         write_output(model, model_dir)
