@@ -138,6 +138,20 @@ def decoder() -> Graph:
     return b.graph(b.conv(r6, "out", 3, activation="relu_n1_to_1"))
 
 
+def two_convs() -> Graph:
+    """x[1,8,8,3] ─ conv ─ relu ─ conv ─ reshape ─ dense ─► logits
+
+    The int16 tests' graph: conv1 has no fused activation, so its signed output spans the whole range, and
+    its neighbours are a relu and the float input; conv2 sits between int8 layers."""
+    b = Builder(7)
+    x = b.input("x", (1, 8, 8, 3))
+    c1 = b.conv(x, "conv1", 8, activation="none")
+    r = b.op("nn.relu", (c1,), "relu")
+    c2 = b.conv(r, "conv2", 8, activation="none")
+    flat = b.op("reshape", (c2,), "flat", newshape=(1, 512))
+    return b.graph(b.dense(flat, "logits", 10))
+
+
 SHAPES = {
     "linear": (linear, 1.0),
     "conv_chain": (conv_chain, 1.0),
@@ -145,6 +159,7 @@ SHAPES = {
     "fan_out_concat": (fan_out_concat, 1.0),
     "activations": (activations, 2.0),
     "decoder": (decoder, 3.0),
+    "two_convs": (two_convs, 1.0),
 }
 
 

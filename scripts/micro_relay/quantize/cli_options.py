@@ -2,10 +2,10 @@
 
     micro-relay compile model.tflite -o out --quantize int8 --calibration data.npz \
         [--calibration-method minmax|percentile|mse] [--percentile 99.99] [--per-tensor-weights] \
-        [--keep-float OP ...] [--int8-io]
+        [--keep-float OP ...] [--int16 OP ...] [--int8-io]
 
 `add_arguments(parser)` adds the flags; `apply(graph, args)` returns the graph unchanged when --quantize is
-absent, else the int8 graph, and prints the quantization report on stderr.
+absent, else the quantized graph, and prints the quantization report on stderr.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .observe import METHODS
 from .post_training import quantize_with_report
 from .rewrite import QuantizeOptions
 
-DEPENDENT_FLAGS = ("calibration", "per_tensor_weights", "keep_float", "int8_io")
+DEPENDENT_FLAGS = ("calibration", "per_tensor_weights", "keep_float", "int16", "int8_io")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="one weight scale per tensor instead of one per output channel")
     group.add_argument("--keep-float", metavar="OP", action="append", default=[],
                        help="run this op (e.g. nn.softmax) in float, between dequantize and quantize; repeatable")
+    group.add_argument("--int16", metavar="OP", action="append", default=[],
+                       help="run this op (or node) with int16 activations and int8 weights, TFLite's 16x8 scheme, "
+                            "for layers int8 hurts; repeatable")
     group.add_argument("--int8-io", action="store_true",
                        help="int8 model inputs and outputs (scale and zero point in the header) instead of float")
 
@@ -44,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def options_from(args: argparse.Namespace) -> QuantizeOptions:
     return QuantizeOptions(method=args.calibration_method, percentile=args.percentile,
                            per_channel=not args.per_tensor_weights, keep_float=tuple(args.keep_float),
-                           int8_io=args.int8_io)
+                           int8_io=args.int8_io, int16=tuple(args.int16))
 
 
 def apply(graph: Graph, args: argparse.Namespace, log=None) -> Graph:

@@ -9,12 +9,12 @@ KEEP_BYTES it also keeps every sample's float activations, so the report does no
 - minmax: the observed minimum and maximum (nothing is clipped);
 - percentile: the (100 - p)th and p-th percentiles of the values (p = 99.99 by default), so rare outliers
   are clipped and the common values get finer steps;
-- mse: the range minimizing the mean squared int8 quantize-dequantize error of the values. The values go
-  into a 2048-bin histogram over [min, max]; the search shrinks one end at a time by factors in [0.05, 1)
-  (200 steps; the upper end, then the lower, twice over: coordinate descent, so a one-sided outlier is
-  clipped without clipping the other side); each candidate's error is computed on the bin centres weighted
-  by their counts, clipped values included; a candidate must beat the best so far to win (ties keep the
-  wider range).
+- mse: the range minimizing the mean squared int8 quantize-dequantize error of the values (for a tensor
+  that runs in int16, the symmetric int16 error). The values go into a 2048-bin histogram over [min, max];
+  the search shrinks one end at a time by factors in [0.05, 1) (200 steps; the upper end, then the lower,
+  twice over: coordinate descent, so a one-sided outlier is clipped without clipping the other side); each
+  candidate's error is computed on the bin centres weighted by their counts, clipped values included; a
+  candidate must beat the best so far to win (ties keep the wider range).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 
 from ..errors import CompileError
 from ..ir.graph import Graph
+from ..ir.types import DType
 from ..reference import run
 
 METHODS = ("minmax", "percentile", "mse")
@@ -75,8 +76,9 @@ def observe(graph: Graph, samples: list[list[np.ndarray]], seed: int = 0,
     return stats, kept
 
 
-def choose_range(stats: TensorStats, method: str = "minmax", percentile: float = 99.99) -> tuple[float, float]:
-    """[lo, hi] for one tensor by the named method."""
+def choose_range(stats: TensorStats, method: str = "minmax", percentile: float = 99.99,
+                 dtype: DType = DType.INT8) -> tuple[float, float]:
+    """[lo, hi] for one tensor by the named method, for int8 (or int16) activations."""
     if method == "minmax":
         return stats.lo, stats.hi
     if method == "percentile":
@@ -85,11 +87,11 @@ def choose_range(stats: TensorStats, method: str = "minmax", percentile: float =
         lo, hi = np.percentile(stats.values.astype(np.float64), [100.0 - percentile, percentile])
         return float(lo), float(hi)
     if method == "mse":
-        return _mse_range(stats)
+        return _mse_range(stats, dtype)
     raise CompileError(f"unknown calibration method '{method}' (known: {', '.join(METHODS)})", "--calibration-method")
 
 
-def _mse_range(stats: TensorStats) -> tuple[float, float]:
+def _mse_range(stats: TensorStats, dtype: DType = DType.INT8) -> tuple[float, float]:
     lo, hi = min(stats.lo, 0.0), max(stats.hi, 0.0)
     if hi == lo:
         return lo, hi
@@ -99,11 +101,15 @@ def _mse_range(stats: TensorStats) -> tuple[float, float]:
     centres, counts = centres[keep], counts[keep]
 
     def errors(lows: np.ndarray, highs: np.ndarray) -> np.ndarray:
-        """Squared int8 error of the histogram under each candidate range, all candidates at once (the
-        scale and zero point as activation_quant picks them, up to its float32 rounding of the scale)."""
-        scale = np.maximum((highs - lows) / 255.0, np.finfo(np.float32).tiny)[:, None]
-        zp = np.clip(np.round(-128.0 - lows[:, None] / scale), -128, 127)
-        q = np.clip(np.round(centres[None, :] / scale) + zp, -128, 127)
+        """Squared error of the histogram under each candidate range, all candidates at once (the scale and
+        zero point as activation_quant picks them, up to its float32 rounding of the scale)."""
+        if dtype == DType.INT16:  # symmetric, zero point 0
+            scale = np.maximum(np.maximum(-lows, highs) / dtype.max, np.finfo(np.float32).tiny)[:, None]
+            zp = np.zeros_like(scale)
+        else:
+            scale = np.maximum((highs - lows) / (dtype.max - dtype.min), np.finfo(np.float32).tiny)[:, None]
+            zp = np.clip(np.round(dtype.min - lows[:, None] / scale), dtype.min, dtype.max)
+        q = np.clip(np.round(centres[None, :] / scale) + zp, dtype.min, dtype.max)
         return np.sum(counts[None, :] * (centres[None, :] - (q - zp) * scale) ** 2, axis=1)
 
     best = (lo, hi)

@@ -13,6 +13,9 @@ channel takes the tensor's largest scale (its weights are 0 under any scale).
 
 Bias (int32, zero point 0): q = clamp(round(b / (in_s * w_s_c)), int32), the bias scale being the product
 TFLite Micro assumes (in float32, which is what the per-tensor FULLY_CONNECTED multiplier reads).
+
+int16 activations (TFLite's 16x8 scheme): symmetric, zero point 0, scale = max(|lo|, |hi|) / 32767; the
+weights stay int8 as above and the bias becomes int64 (same scale, same rounding).
 """
 
 from __future__ import annotations
@@ -21,8 +24,6 @@ import numpy as np
 
 from ..arith.multiplier import f32
 from ..ir.types import DType, Quant
-
-INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 
 
 def round_half_away(x: np.ndarray) -> np.ndarray:
@@ -89,9 +90,11 @@ def weight_quant(w: np.ndarray, axis: int | None) -> tuple[np.ndarray, Quant]:
     return q, quant
 
 
-def bias_quant(b: np.ndarray, in_scale: float, weight: Quant) -> tuple[np.ndarray, Quant]:
-    """int32 bias with scale in_s * w_s (per channel when the weight is), zero point 0."""
+def bias_quant(b: np.ndarray, in_scale: float, weight: Quant, dtype: DType = DType.INT32
+               ) -> tuple[np.ndarray, Quant]:
+    """int32 (or int64) bias with scale in_s * w_s (per channel when the weight is), zero point 0."""
     scales = np.array([f32(f32(in_scale) * f32(s)) for s in weight.scales], dtype=np.float64)
-    q = np.clip(round_half_away(np.asarray(b, dtype=np.float64) / scales), INT32_MIN, INT32_MAX).astype(np.int32)
+    hi = min(dtype.max, 2 ** 63 - 1024)  # the largest float64 below 2^63, so the cast cannot overflow
+    q = np.clip(round_half_away(np.asarray(b, dtype=np.float64) / scales), -hi - 1, hi).astype(dtype.numpy)
     axis = 0 if weight.per_channel else None
     return q, Quant(tuple(scales), (0,) * len(scales), axis)

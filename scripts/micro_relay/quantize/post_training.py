@@ -4,8 +4,8 @@
 
 `samples` is a path to an .npz/.npy (calibration_data.py), arrays keyed by input name or listed in input
 order (each (N, *input_shape)), or already split samples (a list of lists of arrays). The input graph is
-left as it was; the result is a new graph. Refusals (an already quantized model, an op with no int8 kernel)
-come before calibration runs, so they are quick.
+left as it was; the result is a new graph. Refusals (an already quantized model, an op with no int8 kernel,
+an int16 node whose op has no int16 kernel) come before calibration runs, so they are quick.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from ..ir.graph import Graph
+from ..ir.types import DType
 from ..ir.verify import verify
 from .calibration_data import check_calibration, load_calibration
 from .observe import KEEP_BYTES, choose_range, observe
@@ -34,14 +35,16 @@ def _samples(graph: Graph, samples) -> list[list[np.ndarray]]:
 
 def quantize_with_report(graph: Graph, samples, options: QuantizeOptions = QuantizeOptions(),
                          report: bool = True) -> tuple[Graph, QuantizationReport | None]:
-    """The int8 graph and, unless report=False, its report (which runs both graphs on the samples)."""
+    """The quantized graph and, unless report=False, its report (which runs both graphs on the samples)."""
     verify(graph)
     refuse_quantized(graph)
-    plan_domains(graph, options.keep_float)  # refuse unsupported ops before calibrating
+    domains = plan_domains(graph, options.keep_float, options.int16)  # refuse unsupported ops before calibrating
+    wide = {n.outputs[0] for n, d in zip(graph.nodes, domains) if d == DType.INT16}
     samples = _samples(graph, samples)
     start = time.perf_counter()
     stats, float_values = observe(graph, samples, keep_bytes=KEEP_BYTES if report else 0)
-    ranges = {name: choose_range(s, options.method, options.percentile) for name, s in stats.items()}
+    ranges = {name: choose_range(s, options.method, options.percentile, DType.INT16 if name in wide else DType.INT8)
+              for name, s in stats.items()}
     seconds = time.perf_counter() - start
     result = rewrite(graph, ranges, options)
     if not report:
@@ -51,5 +54,5 @@ def quantize_with_report(graph: Graph, samples, options: QuantizeOptions = Quant
 
 
 def quantize_graph(graph: Graph, samples, options: QuantizeOptions = QuantizeOptions()) -> Graph:
-    """The int8 graph (no report)."""
+    """The quantized graph (no report)."""
     return quantize_with_report(graph, samples, options, report=False)[0]

@@ -1,10 +1,11 @@
-"""The quantization report: per int8 layer its output scale and zero point and the error int8 adds there,
-and what int8 saves in flash (constant bytes) and RAM (planned arena bytes).
+"""The quantization report: per integer layer its activation type (int8, or int16 for the layers named by
+--int16), its output scale and zero point and the error quantization adds there, and what it saves in flash
+(constant bytes) and RAM (planned arena bytes).
 
-The error is the SQNR in dB of the int8 graph's tensor (dequantized) against the float graph's tensor,
-over all calibration samples: 10 log10(sum f^2 / sum (f - dq)^2). Both graphs run in the reference
-interpreter, the int8 one bit-exact with the generated C, so the figure is the error the device will have,
-accumulated from the input up to that layer. A layer with no error at all reports inf.
+The error is the SQNR in dB of the quantized graph's tensor (dequantized) against the float graph's
+tensor, over all calibration samples: 10 log10(sum f^2 / sum (f - dq)^2). Both graphs run in the reference
+interpreter, the quantized one bit-exact with the generated C, so the figure is the error the device will
+have, accumulated from the input up to that layer. A layer with no error at all reports inf.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class LayerReport:
     scale: float
     zero_point: int
     sqnr_db: float
+    dtype: str = "int8"  # the activation type it runs with: int8 or int16
 
 
 @dataclass(frozen=True)
@@ -50,13 +52,15 @@ class QuantizationReport:
         return self.weight_bytes_int8 / self.weight_bytes_float if self.weight_bytes_float else 1.0
 
     def format(self) -> str:
-        lines = [f"quantized to int8: {self.method} calibration on {self.samples} samples in "
+        wide = sum(layer.dtype == "int16" for layer in self.layers)
+        mixed = f" (int16 activations in {wide} layer{'s' if wide > 1 else ''})" if wide else ""
+        lines = [f"quantized to int8{mixed}: {self.method} calibration on {self.samples} samples in "
                  f"{self.calibration_seconds:.2f} s, {'per-channel' if self.per_channel else 'per-tensor'} weights"]
         width = max([len(layer.op) for layer in self.layers] + [2])
-        lines.append(f"  {'#':>3} {'op':<{width}} {'scale':>12} {'zp':>5} {'SQNR dB':>8}  tensor")
+        lines.append(f"  {'#':>3} {'op':<{width}} {'type':<5} {'scale':>12} {'zp':>5} {'SQNR dB':>8}  tensor")
         for layer in self.layers:
-            lines.append(f"  {layer.index:>3} {layer.op:<{width}} {layer.scale:>12.6g} {layer.zero_point:>5} "
-                         f"{_db(layer.sqnr_db):>8}  {layer.tensor}")
+            lines.append(f"  {layer.index:>3} {layer.op:<{width}} {layer.dtype:<5} {layer.scale:>12.6g} "
+                         f"{layer.zero_point:>5} {_db(layer.sqnr_db):>8}  {layer.tensor}")
         for name, sqnr in self.outputs:
             lines.append(f"  output '{name}': SQNR {_db(sqnr)} dB")
         if self.float_nodes:
@@ -84,7 +88,7 @@ def constant_bytes(graph: Graph) -> int:
 
 def build_report(float_graph: Graph, result: Rewritten, samples, method: str, per_channel: bool,
                  calibration_seconds: float, float_values: list | None = None) -> QuantizationReport:
-    """Run the int8 graph on the samples (and the float one, unless calibration kept its values)."""
+    """Run the quantized graph on the samples (and the float one, unless calibration kept its values)."""
     q_graph = result.graph
     watched = [float_graph.nodes[i].outputs[0] for i in result.int_nodes]
     signal = dict.fromkeys(watched + list(float_graph.outputs), 0.0)
@@ -107,7 +111,8 @@ def build_report(float_graph: Graph, result: Rewritten, samples, method: str, pe
         node = float_graph.nodes[i]
         out = node.outputs[0]
         q = result.quants[out]
-        layers.append(LayerReport(i, node.op, out, q.scale, q.zero_point, sqnr_db(signal[out], noise[out])))
+        layers.append(LayerReport(i, node.op, out, q.scale, q.zero_point, sqnr_db(signal[out], noise[out]),
+                                  q_graph.type_of(result.int_names[out]).dtype.value))
     outputs = tuple((n, sqnr_db(signal[n], noise[n])) for n in float_graph.outputs)
     kept = tuple(f"{n.op} '{n.name or n.outputs[0]}'" for i, n in enumerate(float_graph.nodes)
                  if i not in set(result.int_nodes))

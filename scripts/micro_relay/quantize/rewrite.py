@@ -3,23 +3,27 @@
 Step by step:
 1. Refuse a graph that is already quantized (an integer activation, a quantized tensor, or a
    quantize/dequantize op): there is nothing to calibrate.
-2. Give every node a domain (`plan_domains`). Nodes the user keeps in float (`keep_float`, by op name, op
-   name without its `nn.` prefix, or node name) are float; an op with an int8 rule (rules.py) is int8; an op
-   without one is an error naming every such op, unless kept. A pure data-movement op whose data inputs all
-   come from float nodes stays in float too, so keeping an op in float does not put a quantize/dequantize
-   pair around the reshape after it.
+2. Give every node a type (`plan_domains`). Nodes the user keeps in float (`keep_float`, by op name, op
+   name without its `nn.` prefix, or node name) are float; nodes the user names in `int16` (matched the same
+   way) run with int16 activations and int8 weights (TFLite's 16x8 scheme); an op with an int8 rule
+   (rules.py) is int8; an op without one is an error naming every such op, unless kept, and so is an int16
+   node whose op has no int16 kernel (sigmoid, tanh). A pure data-movement op whose data inputs all come
+   from float nodes stays in float too (from int16 nodes: int16), so keeping an op in float does not put a
+   quantize/dequantize pair around the reshape after it.
 3. Walk the nodes in order and emit the new graph. Each original tensor has a home version (the one its
-   producer writes, int8 or float) and, on demand, one converted version made by an inserted
-   qnn.quantize (float -> int8, with the tensor's calibrated quantization) or qnn.dequantize node, shared by
-   every reader. Int8 nodes get int8 inputs, quantized weights and biases (params.py) and an output
-   quantization chosen by their rule; float nodes get float inputs.
+   producer writes: int8, int16 or float) and, on demand, one version of each other type, converted from the
+   home and shared by every reader: qnn.quantize for float -> int8/int16 (with the tensor's calibrated
+   range) and int8 <-> int16 (a requantization), qnn.dequantize for int8/int16 -> float. Integer nodes get
+   inputs of their type, quantized weights and biases (params.py) and an output quantization chosen by
+   their rule; float nodes get float inputs.
 4. Graph inputs and outputs keep their names. By default they stay float32 (the graph starts with
    qnn.quantize and ends with qnn.dequantize); with int8_io they are int8 carrying their quantization (the
-   emitted header then defines <NAME>_INPUT0_SCALE and _ZERO_POINT). An output whose home is of the other
-   type is written under a suffixed name (`logits/int8`) and its conversion takes the output's name.
+   emitted header then defines <NAME>_INPUT0_SCALE and _ZERO_POINT). An output whose home is of another
+   type is written under a suffixed name (`logits/int8`, `logits/int16`) and its conversion takes the
+   output's name.
 5. Verify the result and run every op's prepare, so a parameter a kernel refuses fails here, naming it.
-Constants read by int8 nodes are replaced by int8 (or int32 bias) constants; a constant also read by a float
-node keeps its float version under its own name.
+Constants read by integer nodes are replaced by int8 (or int32 bias; int16 and int64 bias in int16 nodes)
+constants; a constant also read by a float node keeps its float version under its own name.
 """
 
 from __future__ import annotations
@@ -36,29 +40,33 @@ from ..ir.verify import verify
 from .params import activation_quant, bias_quant, quant_range, quantize_array, weight_quant
 from .rules import RULES
 
+F32, I8, I16 = DType.FLOAT32, DType.INT8, DType.INT16
 QUANTIZED_DTYPES = (DType.INT8, DType.UINT8, DType.INT16)
 CONVERSION_OPS = ("qnn.quantize", "qnn.dequantize")
+SUFFIX = {F32: "float", I8: "int8", I16: "int16"}
 
 
 @dataclass(frozen=True)
 class QuantizeOptions:
-    """What the user chose: calibration method, weight granularity, ops kept in float, integer I/O."""
+    """What the user chose: calibration method, weight granularity, ops kept in float, ops run with int16
+    activations, integer I/O."""
 
     method: str = "minmax"  # minmax | percentile | mse
     percentile: float = 99.99
     per_channel: bool = True
     keep_float: tuple[str, ...] = ()
     int8_io: bool = False
+    int16: tuple[str, ...] = ()
 
 
 @dataclass
 class Rewritten:
-    """The int8 graph and where each original tensor went (for the report)."""
+    """The quantized graph and where each original tensor went (for the report)."""
 
     graph: Graph
-    int_names: dict[str, str] = field(default_factory=dict)  # original tensor -> its int8 version
+    int_names: dict[str, str] = field(default_factory=dict)  # original tensor -> its integer version (the home)
     quants: dict[str, Quant] = field(default_factory=dict)  # original tensor -> that version's quantization
-    int_nodes: tuple[int, ...] = ()  # indices (in the float graph) of the nodes that run in int8
+    int_nodes: tuple[int, ...] = ()  # indices (in the float graph) of the nodes that run in int8 or int16
 
 
 def refuse_quantized(graph: Graph) -> None:
@@ -73,60 +81,83 @@ def refuse_quantized(graph: Graph) -> None:
                                f"tensor '{name}' is {t.dtype.value}")
 
 
-def plan_domains(graph: Graph, keep_float=()) -> list[str]:
-    """'int' or 'float' per node; raises the one-line error naming the ops with no int8 kernel."""
-    kept: set[int] = set()
-    for wanted in keep_float:
-        hits = {i for i, n in enumerate(graph.nodes) if wanted in (n.op, n.op.removeprefix("nn."), n.name)}
-        if not hits:
+def _matching(graph: Graph, wanted: tuple[str, ...], flag: str) -> set[int]:
+    """Indices of the nodes named by op, op without `nn.`, or node name; an unmatched name is an error."""
+    hits: set[int] = set()
+    for name in wanted:
+        found = {i for i, n in enumerate(graph.nodes) if name in (n.op, n.op.removeprefix("nn."), n.name)}
+        if not found:
             ops = ", ".join(sorted({n.op for n in graph.nodes}))
-            raise CompileError(f"--keep-float '{wanted}' matches no op of the model (its ops: {ops})", "--keep-float")
-        kept |= hits
+            raise CompileError(f"{flag} '{name}' matches no op of the model (its ops: {ops})", flag)
+        hits |= found
+    return hits
+
+
+def plan_domains(graph: Graph, keep_float=(), int16=()) -> list[DType]:
+    """FLOAT32, INT8 or INT16 per node; raises the one-line error naming the ops with no integer kernel."""
+    kept = _matching(graph, tuple(keep_float), "--keep-float")
+    wide = _matching(graph, tuple(int16), "--int16")
+    both = sorted(kept & wide)
+    if both:
+        node = graph.nodes[both[0]]
+        raise CompileError(f"{node.op} '{node.name or node.outputs[0]}' is named by both --keep-float and --int16; "
+                           "choose one", "--int16")
     missing = sorted({n.op for i, n in enumerate(graph.nodes) if i not in kept and n.op not in RULES})
     if missing:
         hint = " ".join(f"--keep-float {op}" for op in missing)
         raise CompileError(f"no int8 kernel for op{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
                            f"to keep {'them' if len(missing) > 1 else 'it'} in float pass {hint}", "--quantize int8")
+    refused = sorted({graph.nodes[i].op for i in wide if not RULES[graph.nodes[i].op].int16})
+    if refused:
+        many = len(refused) > 1
+        raise CompileError(f"no int16 kernel for {', '.join(refused)} (int16 LOGISTIC and TANH are not supported); "
+                           f"let {'them' if many else 'it'} run in int8, or in float with "
+                           f"{' '.join(f'--keep-float {op}' for op in refused)}", "--int16")
     for i, node in enumerate(graph.nodes):
         rule = RULES.get(node.op)
         if i in kept or rule is None or rule.weight is None:
             continue
         params = [node.inputs[k] for k in (rule.weight, rule.bias) if k < len(node.inputs) and node.inputs[k]]
         if not all(graph.tensors[n].is_constant for n in params):
-            raise CompileError(f"int8 {node.op} needs a constant weight and bias; to keep it in float pass "
-                               f"--keep-float {node.op}", op_where(graph, node))
+            raise CompileError(f"{'int16' if i in wide else 'int8'} {node.op} needs a constant weight and bias; "
+                               f"to keep it in float pass --keep-float {node.op}", op_where(graph, node))
     producer = graph.producers()
-    domains: list[str] = []
+    domains: list[DType] = []
     for i, node in enumerate(graph.nodes):
         data = [n for n in node.inputs if n and not graph.tensors[n].is_constant]
-        from_float_nodes = data and all(n in producer and domains[producer[n]] == "float" for n in data)
-        if i in kept or (RULES[node.op].follows_input and from_float_nodes):
-            domains.append("float")
+        sources = {domains[producer[n]] if n in producer else None for n in data}
+        inherited = sources.pop() if len(sources) == 1 else None
+        if i in kept:
+            domains.append(F32)
+        elif i in wide:
+            domains.append(I16)
+        elif RULES[node.op].follows_input and (inherited == F32 or (inherited == I16 and RULES[node.op].int16)):
+            domains.append(inherited)
         else:
-            domains.append("int")
+            domains.append(I8)
     return domains
 
 
 def rewrite(graph: Graph, ranges: dict[str, tuple[float, float]], options: QuantizeOptions = QuantizeOptions()
             ) -> Rewritten:
-    """The int8 graph for these calibrated ranges (every non-constant float tensor needs one)."""
+    """The quantized graph for these calibrated ranges (every non-constant float tensor needs one)."""
     refuse_quantized(graph)
-    domains = plan_domains(graph, options.keep_float)
+    domains = plan_domains(graph, options.keep_float, options.int16)
     return _Emitter(graph, ranges, options, domains).emit()
 
 
 class _Emitter:
-    def __init__(self, graph: Graph, ranges, options: QuantizeOptions, domains: list[str]):
+    def __init__(self, graph: Graph, ranges, options: QuantizeOptions, domains: list[DType]):
         self.g, self.ranges, self.options, self.domains = graph, ranges, options, domains
         self.tensors: dict[str, Tensor] = {}
         self.nodes: list[Node] = []
-        self.int_name: dict[str, str] = {}
-        self.float_name: dict[str, str] = {}
-        self.quant: dict[str, Quant] = {}
+        self.names: dict[DType, dict[str, str]] = {F32: {}, I8: {}, I16: {}}  # original -> its version of a type
+        self.quants: dict[DType, dict[str, Quant]] = {I8: {}, I16: {}}  # original -> that version's quantization
+        self.home: dict[str, DType] = {}  # original -> the type its producer writes
         self.cache: dict[tuple, str] = {}
-        self.float_constants = {n for i, node in enumerate(graph.nodes) if domains[i] == "float"
+        self.float_constants = {n for i, node in enumerate(graph.nodes) if domains[i] == F32
                                 for n in node.inputs if n and graph.tensors[n].is_constant}
-        self.io = "int" if options.int8_io else "float"
+        self.io = I8 if options.int8_io else F32
 
     # -- names and conversions -------------------------------------------------------------------------
 
@@ -137,47 +168,47 @@ class _Emitter:
             name = f"{base}{k}"
         return name
 
-    def range_quant(self, name: str) -> Quant:
+    def range_quant(self, name: str, dtype: DType) -> Quant:
         lo, hi = self.ranges[name]
-        return activation_quant(lo, hi)
+        return activation_quant(lo, hi, dtype)
 
     def add_tensor(self, name: str, ttype: TensorType, data=None) -> str:
         self.tensors[name] = Tensor(name, ttype, data)
         return name
 
-    def converted_name(self, name: str, domain: str) -> str:
+    def converted_name(self, name: str, dtype: DType) -> str:
         """A graph output's version in the wanted I/O type takes the output's own name."""
-        if name in self.g.outputs and domain == self.io:
+        if name in self.g.outputs and dtype == self.io:
             return name
-        return self.fresh(f"{name}/{'int8' if domain == 'int' else 'float'}")
+        return self.fresh(f"{name}/{SUFFIX[dtype]}")
 
-    def to_int(self, name: str) -> str:
-        if name in self.int_name:
-            return self.int_name[name]
-        q = self.range_quant(name)
-        out = self.converted_name(name, "int")
-        self.add_tensor(out, TensorType(self.g.type_of(name).shape, DType.INT8, q))
-        self.nodes.append(Node("qnn.quantize", (self.float_name[name],), (out,)))
-        self.int_name[name], self.quant[name] = out, q
+    def version(self, name: str, dtype: DType) -> str:
+        """`name` as a tensor of this type: its home, else one conversion from the home, made once and shared
+        (float -> int: the calibrated range; int8 <-> int16: a requantization to it; int -> float)."""
+        have = self.names[dtype]
+        if name in have:
+            return have[name]
+        source = self.names[self.home[name]][name]
+        out = self.converted_name(name, dtype)
+        if dtype == F32:
+            self.add_tensor(out, self.g.type_of(name))
+            self.nodes.append(Node("qnn.dequantize", (source,), (out,)))
+        else:
+            q = self.range_quant(name, dtype)
+            self.add_tensor(out, TensorType(self.g.type_of(name).shape, dtype, q))
+            self.nodes.append(Node("qnn.quantize", (source,), (out,)))
+            self.quants[dtype][name] = q
+        have[name] = out
         return out
 
-    def to_float(self, name: str) -> str:
-        if name in self.float_name:
-            return self.float_name[name]
-        out = self.converted_name(name, "float")
-        self.add_tensor(out, self.g.type_of(name))
-        self.nodes.append(Node("qnn.dequantize", (self.int_name[name],), (out,)))
-        self.float_name[name] = out
-        return out
-
-    def requantized(self, name: str, q: Quant) -> str:
-        """The int8 version of `name` under quantization q (a qnn.quantize int8 -> int8 when it differs)."""
-        source = self.to_int(name)
-        if self.quant[name] == q:
+    def requantized(self, name: str, q: Quant, dtype: DType) -> str:
+        """The integer version of `name` under quantization q (a qnn.quantize int -> int when it differs)."""
+        source = self.version(name, dtype)
+        if self.quants[dtype][name] == q:
             return source
-        key = ("requantize", name, q)
+        key = ("requantize", name, q, dtype)
         if key not in self.cache:
-            ttype = TensorType(self.g.type_of(name).shape, DType.INT8, q)
+            ttype = TensorType(self.g.type_of(name).shape, dtype, q)
             out = self.add_tensor(self.fresh(f"{name}/requantized"), ttype)
             self.nodes.append(Node("qnn.quantize", (source,), (out,)))
             self.cache[key] = out
@@ -190,53 +221,53 @@ class _Emitter:
         if full not in self.cache:
             data, ttype = make(self.g.constant(name))
             taken = name in self.float_constants or name in self.tensors
-            self.cache[full] = self.add_tensor(self.fresh(f"{name}/int8") if taken else name, ttype, data)
+            new = self.fresh(f"{name}/{ttype.dtype.value}") if taken else name
+            self.cache[full] = self.add_tensor(new, ttype, data)
         return self.cache[full]
 
-    def int_constant(self, name: str, q: Quant | None = None) -> tuple[str, Quant]:
+    def int_constant(self, name: str, q: Quant | None, dtype: DType) -> tuple[str, Quant]:
         data = self.g.constant(name)
-        q = q or activation_quant(float(data.min(initial=0.0)), float(data.max(initial=0.0)))
-        ttype = TensorType(self.g.type_of(name).shape, DType.INT8, q)
-        return self.constant(name, ("activation", q), lambda d: (quantize_array(d, q), ttype)), q
+        q = q or activation_quant(float(data.min(initial=0.0)), float(data.max(initial=0.0)), dtype)
+        ttype = TensorType(self.g.type_of(name).shape, dtype, q)
+        return self.constant(name, ("activation", q, dtype), lambda d: (quantize_array(d, q, dtype), ttype)), q
 
     # -- nodes -----------------------------------------------------------------------------------------
 
-    def output_name(self, name: str, domain: str) -> str:
-        """The name a node writes: its own, unless it is a graph output of the other type than wanted."""
-        if name in self.g.outputs and domain != self.io:
-            return self.fresh(f"{name}/{'int8' if domain == 'int' else 'float'}")
+    def output_name(self, name: str, dtype: DType) -> str:
+        """The name a node writes: its own, unless it is a graph output of another type than wanted."""
+        if name in self.g.outputs and dtype != self.io:
+            return self.fresh(f"{name}/{SUFFIX[dtype]}")
         return name
 
     def emit(self) -> Rewritten:
         g = self.g
         for name in g.inputs:
             t = g.type_of(name)
-            if self.io == "int":
-                q = self.range_quant(name)
-                self.add_tensor(name, TensorType(t.shape, DType.INT8, q))
-                self.int_name[name], self.quant[name] = name, q
+            if self.io == I8:
+                q = self.range_quant(name, I8)
+                self.add_tensor(name, TensorType(t.shape, I8, q))
+                self.quants[I8][name] = q
             else:
                 self.tensors[name] = g.tensors[name]
-                self.float_name[name] = name
+            self.names[self.io][name], self.home[name] = name, self.io
         for index, node in enumerate(g.nodes):
-            if self.domains[index] == "float":
+            if self.domains[index] == F32:
                 self.emit_float(node)
             else:
-                self.emit_int(node)
+                self.emit_int(node, self.domains[index])
         for name in g.outputs:
-            self.finish_output(name)
+            self.version(name, self.io)  # the output's wanted type exists under its own name
         result = Graph(self.tensors, tuple(self.nodes), g.inputs, g.outputs)
         verify(result)
         for node in result.nodes:
             get_op(node.op).prepare(result, node)
-        int_nodes = tuple(i for i, d in enumerate(self.domains) if d == "int")
-        return Rewritten(result, dict(self.int_name), dict(self.quant), int_nodes)
-
-    def finish_output(self, name: str) -> None:
-        """Make the graph output's wanted version (float, or int8 with int8_io) exist under its own name."""
-        versions = self.float_name if self.io == "float" else self.int_name
-        if name not in versions:
-            (self.to_float if self.io == "float" else self.to_int)(name)
+        int_nodes = tuple(i for i, d in enumerate(self.domains) if d != F32)
+        int_names, quants = {}, {}
+        for dtype in (I16, I8):  # the home version first, else the int8 one, else the int16 one
+            for name, version in self.names[dtype].items():
+                if self.home[name] in (dtype, F32) or name not in int_names:
+                    int_names[name], quants[name] = version, self.quants[dtype][name]
+        return Rewritten(result, int_names, quants, int_nodes)
 
     def emit_float(self, node: Node) -> None:
         inputs = []
@@ -245,59 +276,61 @@ class _Emitter:
                 self.tensors[name] = self.g.tensors[name]
                 inputs.append(name)
             else:
-                inputs.append(self.to_float(name) if name else name)
+                inputs.append(self.version(name, F32) if name else name)
         outputs = []
         for name in node.outputs:
-            out = self.output_name(name, "float")
+            out = self.output_name(name, F32)
             self.add_tensor(out, self.g.type_of(name))
-            self.float_name[name] = out
+            self.names[F32][name], self.home[name] = out, F32
             outputs.append(out)
         self.nodes.append(Node(node.op, tuple(inputs), tuple(outputs), node.attrs, node.name))
 
-    def emit_int(self, node: Node) -> None:
+    def emit_int(self, node: Node, dtype: DType) -> None:
         g, rule = self.g, RULES[node.op]
         inputs = list(node.inputs)
         in_quants: list[Quant] = []
         out_q = None
         if rule.output == "equal_inputs":
-            out_q = self.equalized_quant(node)
+            out_q = self.equalized_quant(node, dtype)
         for position, name in enumerate(node.inputs):
             if not name or position in (rule.weight, rule.bias):
                 continue
             if g.tensors[name].is_constant:
-                inputs[position], q = self.int_constant(name, out_q)
+                inputs[position], q = self.int_constant(name, out_q, dtype)
             elif out_q is not None:
-                inputs[position], q = self.requantized(name, out_q), out_q
+                inputs[position], q = self.requantized(name, out_q, dtype), out_q
             else:
-                inputs[position], q = self.to_int(name), self.quant[name]
+                inputs[position], q = self.version(name, dtype), self.quants[dtype][name]
             in_quants.append(q)
         if rule.weight is not None:
             inputs[rule.weight], wq = self.weight(node.inputs[rule.weight], rule.weight_axis)
             bias = node.inputs[rule.bias] if rule.bias is not None and len(node.inputs) > rule.bias else ""
             if bias:
-                inputs[rule.bias] = self.bias(bias, in_quants[0].scale, wq)
+                bias_dtype = DType.INT64 if dtype == I16 else DType.INT32
+                inputs[rule.bias] = self.bias(bias, in_quants[0].scale, wq, bias_dtype)
         (out,) = node.outputs
         if rule.output == "fixed":
-            out_q = Quant.tensor(*rule.fixed)
+            out_q = Quant.tensor(*(rule.fixed16 if dtype == I16 else rule.fixed))
         elif rule.output == "same_as_input":
             out_q = in_quants[0]
         elif rule.output == "calibrated":
             lo, hi = self.ranges[out]
-            out_q = activation_quant(lo, hi, min_scale=rule.min_out_scale_ratio * max(q.scale for q in in_quants))
+            ratio = rule.min_out_scale_ratio16 if dtype == I16 else rule.min_out_scale_ratio
+            out_q = activation_quant(lo, hi, dtype, min_scale=ratio * max(q.scale for q in in_quants))
         attrs = dict(node.attrs)
         if node.op == "nn.pad" and "pad_value" in attrs:
-            attrs["pad_value"] = float(quantize_array(np.array([attrs["pad_value"]]), out_q)[0])
-        name = self.output_name(out, "int")
-        self.add_tensor(name, TensorType(g.type_of(out).shape, DType.INT8, out_q))
-        self.int_name[out], self.quant[out] = name, out_q
+            attrs["pad_value"] = float(quantize_array(np.array([attrs["pad_value"]]), out_q, dtype)[0])
+        name = self.output_name(out, dtype)
+        self.add_tensor(name, TensorType(g.type_of(out).shape, dtype, out_q))
+        self.names[dtype][out], self.quants[dtype][out], self.home[out] = name, out_q, dtype
         self.nodes.append(Node(node.op, tuple(inputs), (name,), attrs, node.name))
 
-    def equalized_quant(self, node: Node) -> Quant:
+    def equalized_quant(self, node: Node, dtype: DType) -> Quant:
         """concatenate: the inputs' common quantization if they already share one, else one covering all."""
         data = [n for n in node.inputs if n and not self.g.tensors[n].is_constant]
         for n in data:
-            self.to_int(n)
-        quants = {self.quant[n] for n in data}
+            self.version(n, dtype)
+        quants = {self.quants[dtype][n] for n in data}
         if len(quants) == 1 and len(data) == len(node.inputs):
             return quants.pop()
         lo, hi = self.ranges[node.outputs[0]]
@@ -306,9 +339,9 @@ class _Emitter:
                 d = self.g.constant(n)
                 a, b = float(d.min(initial=0.0)), float(d.max(initial=0.0))
             else:
-                a, b = quant_range(self.quant[n])
+                a, b = quant_range(self.quants[dtype][n], dtype)
             lo, hi = min(lo, a), max(hi, b)
-        return activation_quant(lo, hi)
+        return activation_quant(lo, hi, dtype)
 
     def weight(self, name: str, axis: int) -> tuple[str, Quant]:
         axis = axis if self.options.per_channel else None
@@ -321,11 +354,11 @@ class _Emitter:
         new = self.constant(name, ("weight", axis), make)
         return new, self.tensors[new].type.quant
 
-    def bias(self, name: str, in_scale: float, wq: Quant) -> str:
+    def bias(self, name: str, in_scale: float, wq: Quant, dtype: DType) -> str:
         shape = self.g.type_of(name).shape
 
         def make(data):
-            q, quant = bias_quant(data, in_scale, wq)
-            return q, TensorType(shape, DType.INT32, quant)
+            q, quant = bias_quant(data, in_scale, wq, dtype)
+            return q, TensorType(shape, dtype, quant)
 
-        return self.constant(name, ("bias", in_scale, wq.scales), make)
+        return self.constant(name, ("bias", in_scale, wq.scales, dtype), make)
