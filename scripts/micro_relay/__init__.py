@@ -25,7 +25,8 @@ def compile(model, out_dir, name: str | None = None, input_shapes: dict | None =
     """Compile a model file (.tflite, .onnx) or a graph from `from_torch` to C in `out_dir`; returns the
     CompiledModel (graph, memory plan, file texts). With `calibration` (an .npz/.npy path, arrays keyed by
     input name, or a list in input order) a float model is quantized to int8 first; `quantize` takes a
-    micro_relay.quantize.QuantizeOptions (method, per-channel weights, ops kept in float, int8 I/O)."""
+    micro_relay.quantize.QuantizeOptions (method, per-channel weights, ops kept in float, int16 layers,
+    int8 I/O)."""
     from pathlib import Path
 
     from .compiler import compile_graph, default_name, prepare_graph, write_output
