@@ -12,7 +12,7 @@ import numpy as np
 
 from ...ir.types import DType, Quant, TensorType
 from .context import QConst, Value, channels_first, channels_last
-from .converters import converts
+from .converters import converts, converts_tir
 
 F32 = DType.FLOAT32
 
@@ -112,6 +112,34 @@ def clip(ctx, attrs, args, out, hint):
     if lo == 0 and hi >= 3.4e38:
         return _unary("nn.relu")(ctx, attrs, args[:1], out, hint)
     ctx.fail(f"clip to [{lo}, {hi}] is not supported (only [0, 6] and [0, inf))")
+
+
+def _scalar_bound(ctx, args) -> tuple[Value, float]:
+    if len(args) != 2:
+        ctx.fail("clip with bounds built into a TIR function (ONNX opset < 11) is not supported")
+    x, bound = args
+    if not isinstance(x, Value) or not isinstance(bound, np.ndarray) or bound.size != 1:
+        ctx.fail("clip needs a runtime tensor and constant scalar bounds")
+    return x, float(bound.reshape(-1)[0])
+
+
+@converts_tir("maximum")
+def clip_below(ctx, attrs, args, out, hint):
+    """ONNX Clip arrives as maximum(x, lo) then minimum(., hi), TIR calls with scalar bounds: max(x, 0) is a
+    relu; min(relu(x), 6) a relu6 (relu6 after relu is relu6, which activation fusion uses)."""
+    x, low = _scalar_bound(ctx, args)
+    if low != 0.0:
+        ctx.fail(f"clip with lower bound {low} is not supported (only clip to [0, 6] or [0, inf))")
+    return _unary("nn.relu")(ctx, attrs, [x], out, hint)
+
+
+@converts_tir("minimum")
+def clip_above(ctx, attrs, args, out, hint):
+    x, high = _scalar_bound(ctx, args)
+    producer = next((n for n in reversed(ctx.nodes) if x.name in n.outputs), None)
+    if high != 6.0 or producer is None or producer.op != "nn.relu":
+        ctx.fail(f"clip with upper bound {high} is not supported (only clip to [0, 6] or [0, inf))")
+    return _unary("nn.relu6")(ctx, attrs, [x], out, hint)
 
 
 # -- shape ops ----------------------------------------------------------------------------------------

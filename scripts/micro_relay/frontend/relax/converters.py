@@ -5,12 +5,22 @@ from __future__ import annotations
 from typing import Callable
 
 CONVERTERS: dict[str, Callable] = {}
+TIR_CONVERTERS: dict[str, Callable] = {}  # call_tir of these importer-made TIR functions
 
 
 def converts(*names: str):
     def wrap(fn):
         for name in names:
             CONVERTERS[f"relax.{name}"] = fn
+        return fn
+
+    return wrap
+
+
+def converts_tir(*names: str):
+    def wrap(fn):
+        for name in names:
+            TIR_CONVERTERS[name] = fn
         return fn
 
     return wrap

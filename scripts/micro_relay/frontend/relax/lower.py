@@ -16,7 +16,7 @@ from ...errors import CompileError
 from ...ir.graph import Graph, Tensor
 from ...ir.types import TensorType
 from .context import DTYPES, LowerContext, Value, channels_first
-from .converters import CONVERTERS
+from .converters import CONVERTERS, TIR_CONVERTERS
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,10 @@ def _argument(ctx: LowerContext, arg):
         return arg.value.value
     if kind == "Tuple":
         return [_argument(ctx, f) for f in arg.fields]
+    if kind in ("IntImm", "FloatImm"):
+        return arg.value
+    if kind in ("Array", "List"):
+        return [_argument(ctx, f) for f in arg]
     if kind in ("Var", "DataflowVar"):
         ctx.fail(f"'{arg.name}' is used before it is defined")
     ctx.fail(f"unsupported argument kind {kind}")
@@ -120,10 +124,14 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
     if op is None:
         ctx.fail(f"unsupported Relax expression {kind} (Micro Relay has no control flow, tuples or calls)")
     converter = CONVERTERS.get(op)
-    if op == "relax.call_tir":
+    if op == "relax.call_tir":  # the importer wrote some operators (ONNX Clip) as TIR functions
         function = getattr(value.args[0], "name_hint", "?")
-        ctx.fail(f"unsupported operator: the importer lowered it to a TIR function '{function}' that Micro "
-                 f"Relay cannot map to one of its ops")
+        converter = TIR_CONVERTERS.get(function.rstrip("0123456789"))  # maximum, maximum1, ...
+        if converter is None:
+            ctx.fail(f"unsupported operator: the importer lowered it to a TIR function '{function}' that Micro "
+                     f"Relay cannot map to one of its ops")
+        out = static_type(var.ty, f"result of {function}", ctx.where)
+        return converter(ctx, None, [_argument(ctx, a) for a in value.args[1].fields], out, var.name)
     if converter is None:
         supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
         ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")
