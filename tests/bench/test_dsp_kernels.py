@@ -2,7 +2,8 @@
 simd.h), run on mps2-an386 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is
 bit-exact with TFLite Micro. Each small model drives one branch of those paths: odd channel counts and counts
 that are not multiples of 4, padding at the borders, stride 2, dilation, groups, depth multipliers above 1,
-per-channel quantization, windows too large for the stack buffer, and ADD with broadcasting. The host half
+per-channel quantization, windows too large for the stack buffer, depthwise 3x3 windows inside the image and
+across its border at strides 1 and 2, and ADD with broadcasting. The host half
 checks the requantization the DSP paths use against TFLite Micro's, on the host C compiler.
 """
 
@@ -39,6 +40,17 @@ MODELS = {
     "conv_groups": (conv2d_model, dict(input_shape=(1, 6, 6, 8), out_channels=6, groups=2, in_zp=3, seed=6)),
     # depthwise, multiplier 1: 10 channels (blocks of 4 + 2 alone), stride 2, borders
     "dw_m1_s2": (depthwise_model, dict(input_shape=(1, 9, 8, 10), stride=(2, 2), in_zp=-7, out_zp=3, seed=7)),
+    # depthwise 3x3, multiplier 1, stride 1: unrolled interior windows, border windows, 6 channels (a block
+    # of 4 + 2 alone), a clamp narrower than int8 (ReLU6)
+    "dw3x3_s1_c6": (depthwise_model, dict(input_shape=(1, 6, 7, 6), in_zp=9, out_zp=-5, activation="RELU6",
+                                          seed=13)),
+    # depthwise 3x3 stride 2, VALID (every window inside), 8 channels, ReLU with out_zp -128 (full int8 range)
+    "dw3x3_s2_valid": (depthwise_model, dict(input_shape=(1, 9, 10, 8), stride=(2, 2), padding="VALID",
+                                             in_zp=-128, out_zp=-128, activation="RELU", seed=14)),
+    # depthwise without bias (no folded bias: every window subtracts the zero point) and a 5x3 dilated window
+    "dw_nobias_dil": (depthwise_model, dict(input_shape=(1, 9, 8, 4), kernel=(3, 3), dilation=(2, 1), bias=None,
+                                            in_zp=-20, seed=15)),
+    "dw5x3": (depthwise_model, dict(input_shape=(2, 7, 6, 5), kernel=(5, 3), stride=(1, 2), in_zp=3, seed=16)),
     # depthwise, multiplier 2 (one channel at a time) and 4 (shared input), ReLU6
     "dw_m2": (depthwise_model, dict(input_shape=(1, 7, 6, 3), depth_multiplier=2, in_zp=4, seed=8)),
     "dw_m4": (depthwise_model, dict(input_shape=(1, 6, 7, 2), depth_multiplier=4, activation="RELU6", seed=9)),
@@ -90,17 +102,19 @@ int main(void)
     for (i = 0; i < 4000000; ++i) {
         int32_t acc = (int32_t)next(), mult = (int32_t)(next() >> 1), shift = (int32_t)(next() % 40u) - 31;
         mr_conv_requant q;
+        mr_requant_dsp qq;
         if (i % 4 == 1) acc = edges[next() % (uint32_t)ne];
         if (i % 4 == 2) acc >>= next() % 31u;
         if (i % 8 == 3) mult = (int32_t)next() | 1;           /* negative multipliers too */
         if (i % 16 == 5) mult = edges[next() % (uint32_t)ne];
         if (mult == INT32_MIN) mult = 0;
         mr_conv_requant_of(mult, shift, &q);
+        mr_requant_q_of(mult, shift, &qq);
         {
             const int32_t want = mr_mbqm(acc, mult, shift);
             if (mr_conv_requantize(&q, acc) != want ||
                 mr_requant_fast(acc, q.mult, q.left, q.right, q.nudge) != want ||
-                mr_requant_raw(acc, mult, shift) != want) {
+                mr_requant_raw(acc, mult, shift) != want || mr_requant_q(acc, &qq) != want) {
                 if (bad++ < 5) printf("acc %ld mult %ld shift %ld\n", (long)acc, (long)mult, (long)shift);
             }
         }
@@ -113,7 +127,7 @@ int main(void)
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no host C compiler (cc) on PATH")
 def test_dsp_requantization_equals_tflite_micro(tmp_path):
-    """mr_requant_fast and mr_requant_raw (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
+    """mr_requant_fast, mr_requant_raw and mr_requant_q (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
     random, edge and negative multipliers, random and edge accumulators."""
     source = tmp_path / "requant.c"
     source.write_text(REQUANT_CHECK)

@@ -77,6 +77,61 @@ static inline int32_t mr_requant_raw(int32_t acc, int32_t mult, int32_t shift)
     return (int32_t)(((((int64_t)k << 31) + ((int64_t)1 << 30)) + (int64_t)acc * mult) >> 32) >> ~shift;
 }
 
+/* For helpers on the hot path that GCC -Os would otherwise call out of line. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MR_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define MR_ALWAYS_INLINE inline
+#endif
+
+/*
+ * Per-channel constants of mr_requant_q, made once per block of channels (mr_requant_q_of): the 64-bit start
+ * value nudge = 2^30 + 2^(30+r) as two words (r = -shift >= 1), the multiplier and the shift.
+ */
+typedef struct {
+    uint32_t lo;
+    int32_t hi, mult, shift;
+} mr_requant_dsp;
+
+static inline void mr_requant_q_of(int32_t mult, int32_t shift, mr_requant_dsp *q)
+{
+    const int32_t r = shift < 0 ? -shift : 1; /* lo and hi are unused when shift >= 0 */
+    q->lo = (1u << 30) + (r == 1 ? 1u << 31 : 0u);
+    q->hi = r >= 2 ? (int32_t)1 << (r - 2) : 0;
+    q->mult = mult;
+    q->shift = shift;
+}
+
+/*
+ * mr_requant_fast from those constants: for shift < 0 the start value nudge - 2^31 [acc * mult < 0] is
+ * nudge plus the 64-bit value of (t >> 31) * 2^31 with t = acc ^ mult (low word t & 2^31, high word t >> 31,
+ * added with carry), then one SMLAL and the shift of the high word by r - 1 = ~shift. Same value as
+ * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host).
+ */
+static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *q)
+{
+    if (q->shift < 0) {
+        const int32_t t = acc ^ q->mult;
+#if MR_DSP
+        uint32_t lo;
+        int32_t hi;
+        __asm__("and %[lo], %[t], #0x80000000\n\t"
+                "adds %[lo], %[lo], %[nlo]\n\t"
+                "adc %[hi], %[nhi], %[t], asr #31\n\t"
+                "smlal %[lo], %[hi], %[a], %[m]"
+                : [lo] "=&r"(lo), [hi] "=&r"(hi)
+                : [t] "r"(t), [nlo] "r"(q->lo), [nhi] "r"(q->hi), [a] "r"(acc), [m] "r"(q->mult)
+                : "cc");
+        return hi >> ~q->shift;
+#else
+        const int64_t start = (int64_t)(((uint64_t)(uint32_t)q->hi << 32) | q->lo) -
+                              (int64_t)((uint32_t)t >> 31) * ((int64_t)1 << 31);
+        return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> ~q->shift;
+#endif
+    }
+    return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
+}
+
 /* The size of the stack buffer the DSP paths extend their int8 operands into (a build may lower it). */
 #ifndef MR_DSP_SCRATCH_BYTES
 #define MR_DSP_SCRATCH_BYTES 1280
