@@ -41,3 +41,18 @@ def test_nchw_calibration_for_an_nhwc_input_says_what_to_do(tmp_path, capsys):
     code = main(["compile", str(path), "-o", str(out), "--io-layout", "nchw", "--quantize", "int8", "--calibration",
                  str(tmp_path / "calib.npz")])
     assert code == 0, capsys.readouterr().err
+
+
+def test_from_torch_then_compile_with_calibration(tmp_path):
+    """The Python API: micro_relay.compile(graph, out, calibration=...) quantizes a from_torch graph."""
+    import micro_relay
+    from micro_relay.quantize import QuantizeOptions
+
+    module, shape, _ = torch_models.build("ds_kws")
+    graph = micro_relay.from_torch(module, (torch_models.torch.zeros(shape),))
+    samples = np.stack([torch_models.to_nhwc(x) for x in torch_models.samples(shape, 8, seed=5)])
+    model = micro_relay.compile(graph, tmp_path / "out", name="kws", calibration=[samples],
+                                quantize=QuantizeOptions(method="mse"))
+    ops = {n.op: model.graph.type_of(n.inputs[0]).dtype.value for n in model.graph.nodes}
+    assert ops["nn.conv2d"] == "int8" and ops["nn.depthwise_conv2d"] == "int8"
+    assert (tmp_path / "out" / "kws.c").exists()
