@@ -2,7 +2,8 @@
 #
 # micro_relay_model(<target> MODEL <file> [NAME <c_name>] [OPTIONS <option>...])
 #
-# Compile a model (.tflite) to C with Micro Relay at build time and add the generated C to <target>:
+# Compile a model (.tflite, or .onnx when the onnx and apache-tvm packages are installed: docs/zephyr.md)
+# to C with Micro Relay at build time and add the generated C to <target>:
 #
 #   micro_relay_model(app MODEL model/kws.tflite NAME kws)
 #   # src/main.c: #include "kws.h" ... kws_invoke()
