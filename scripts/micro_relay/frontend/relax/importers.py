@@ -33,7 +33,8 @@ def _tvm():
         import tvm
         from tvm import relax
     except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise CompileError(f"ONNX and PyTorch models need apache-tvm ({exc}); pip install micro-relay[onnx]") from None
+        raise CompileError(f"ONNX and PyTorch models need apache-tvm ({exc}): pip install apache-tvm==0.27.0.post1 "
+                           f"onnx (or micro-relay[onnx])") from None
     return tvm, relax
 
 
