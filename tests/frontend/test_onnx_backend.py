@@ -58,7 +58,6 @@ _OPS = {
     "Gather": ["test_Embedding", "test_Embedding_sparse"],
     "PRelu": ["test_PReLU_1d", "test_PReLU_1d_multiparam", "test_PReLU_2d", "test_PReLU_2d_multiparam",
               "test_PReLU_3d", "test_PReLU_3d_multiparam"],
-    "LogSoftmax": ["test_LogSoftmax", "test_log_softmax_dim3", "test_log_softmax_lastdim"],
 }
 UNSUPPORTED = {model: reason for reason, models in _OPS.items() for model in models}
 

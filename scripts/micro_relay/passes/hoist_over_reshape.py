@@ -6,8 +6,9 @@ The ONNX/PyTorch frontend runs a 1-D convolution as a 2-D one over a 1-pixel-hig
 both sides; its bias add, batch norm and relu then follow a reshape. For y = f(reshape(x), c) where f is
 add, subtract or multiply with a constant c of one value per channel (shape (C,)) or a scalar, or f is
 relu/relu6 or qnn.quantize: y' = f(x, c) then y = reshape(y'). (In a QDQ model c may be the dequantized
-int32 bias, and the quantize that follows moves too, so the op, its bias and its quantize meet.) Applies when the reshape's output has no other reader, is not
-a graph output, and the last axis keeps its length (so a per-channel constant still broadcasts the same).
+int32 bias, and the quantize that follows moves too, so the op, its bias and its quantize meet.) Applies
+when the reshape's output has no other reader, is not a graph output, and the last axis keeps its length (so
+a per-channel constant still broadcasts the same).
 Element-wise ops commute with a reshape; the result is the same bytes.
 """
 

@@ -2,9 +2,10 @@
 
 Layout. ONNX and PyTorch models are NCHW (NCW in 1-D); Micro Relay's kernels are NHWC (as TFLite's). A 4-D
 (or 3-D) value that a convolution or pooling produced is stored channels-last and marked `nhwc`: its Relax
-type says (N, C, H, W), our tensor holds (N, H, W, C) (1-D: (N, C, W) held as (N, W, C)). Element-wise ops keep the mark; ops with axes map them; an op that needs the
-model's own element order (a reshape that is not a plain copy, a transpose) gets the NCHW order back with one
-`transpose` node. Constants are transposed here, at compile time, never at run time.
+type says (N, C, H, W), our tensor holds (N, H, W, C) (1-D: (N, C, W) held as (N, W, C)). Element-wise ops
+keep the mark; ops with axes map them; an op that needs the model's own element order (a reshape that is not
+a plain copy, a transpose) gets the NCHW order back with one `transpose` node. Constants are transposed
+here, at compile time, never at run time.
 
 Constants. A Relax constant is a numpy array until an op needs it as a tensor. `dequantize` of a constant
 (a QDQ model's weights and biases) stays a `QConst`, integer data with scales, so that weight layout changes

@@ -164,8 +164,18 @@ def matmul(ctx, attrs, args, out, hint):
     return Value(name)
 
 
+@converts("nn.log_softmax")
+def log_softmax(ctx, attrs, args, out, hint):
+    return _last_axis(ctx, attrs, args, out, hint, "nn.log_softmax")
+
+
 @converts("nn.softmax")
 def softmax(ctx, attrs, args, out, hint):
+    return _last_axis(ctx, attrs, args, out, hint, "nn.softmax")
+
+
+def _last_axis(ctx, attrs, args, out, hint, op):
+    """Softmax-like ops run over the last axis: an NHWC value whose axis maps there stays NHWC."""
     x = args[0]
     rank = out.rank
     axis = int(attrs.axis) % rank
@@ -176,6 +186,7 @@ def softmax(ctx, attrs, args, out, hint):
     elif nhwc:
         axis = rank - 1
     if axis != rank - 1:
-        ctx.fail(f"softmax over axis {axis} of a {rank}-D tensor is not supported (only the last axis)")
+        ctx.fail(f"{op.removeprefix('nn.')} over axis {axis} of a {rank}-D tensor is not supported "
+                 f"(only the last axis)")
     t = ctx.type_of(name)
-    return Value(ctx.node("nn.softmax", [name], TensorType(t.shape, t.dtype), hint), nhwc)
+    return Value(ctx.node(op, [name], TensorType(t.shape, t.dtype), hint), nhwc)

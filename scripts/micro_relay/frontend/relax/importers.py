@@ -20,8 +20,8 @@ from ...ir.graph import Graph
 # ONNX operator types whose Relax form the converters cover (checked before import, to name the node).
 SUPPORTED_ONNX_OPS = frozenset({
     "Add", "AveragePool", "BatchNormalization", "Clip", "Concat", "Constant", "Conv", "DequantizeLinear",
-    "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "MatMul", "MaxPool",
-    "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
+    "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul",
+    "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
 })
 CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})
