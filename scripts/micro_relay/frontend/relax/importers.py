@@ -1,7 +1,9 @@
 """Front doors for ONNX files and PyTorch modules: check, import with apache-tvm's Relax importers, simplify
 with Relax passes, then lower (lower.py).
 
-Checks done on the ONNX graph itself, before tvm sees it, so errors can name the model's own nodes:
+Before tvm sees the ONNX graph, its constant subgraphs are folded (onnx_constants.py: exporters compute
+pads and shapes at run time) and zero Pads merge into the Conv they feed (onnx_pad.py), then checks run
+on it, so errors can name the model's own nodes:
 control flow (If, Loop, Scan) is outside Micro Relay; every operator must be one the converters cover;
 every input dimension must be static, or given with --input-shape.
 
@@ -16,6 +18,8 @@ from pathlib import Path
 
 from ...errors import CompileError
 from ...ir.graph import Graph
+from .onnx_constants import fold_onnx_constants
+from .onnx_pad import fold_pad_into_conv
 
 # ONNX operator types whose Relax form the converters cover (checked before import, to name the node).
 SUPPORTED_ONNX_OPS = frozenset({
@@ -114,8 +118,10 @@ def load_onnx(path: str | Path, data: bytes, input_shapes: dict | None = None, i
                            str(path)) from None
     if not model.graph.node and not model.graph.output:
         raise CompileError("corrupt or empty ONNX file: no graph", str(path))
-    qdq = _check_onnx_graph(model, source)
     shapes = _input_shapes(model, source, dict(input_shapes or {}))
+    model = fold_onnx_constants(model, shapes)  # exporters' shape arithmetic, before the operator check
+    model = fold_pad_into_conv(model)
+    qdq = _check_onnx_graph(model, source)
     _, relax = _tvm()
     from tvm.relax.frontend.onnx import from_onnx
 
