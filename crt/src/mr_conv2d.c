@@ -232,11 +232,13 @@ static void pointwise_s8(const mr_conv2d_q_params *p, const int8_t *in, const in
     }
 }
 
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                  void *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
     int32_t b, oy, ox, oc, fy, r, j, n;
+    (void)scratch; /* the DSP path's */
     if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
         g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c) {
         pointwise_s8(p, in, w, bias, out);
@@ -291,88 +293,115 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
  * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
  * windows (im2col). Loop structure:
  *   row (pointwise: one row of all the flattened pixels) > group > tile of at most MR_POINTWISE_TILE pixels of
- *   the row > each pixel's window gathered (in-image taps; the zero point for the others), minus the zero
- *   point and sign-extended to int16 pairs into a stack buffer > pair of output channels (requantization
- *   constants made here) > pair of pixels: 4 accumulators, 8 SMLADs per 4 window values (mac_2x2).
+ *   the row > each pixel's window gathered (in-image taps; 0 for the others), minus the zero point and
+ *   sign-extended to int16 pairs into the arena scratch the compiler planned (p->scratch_bytes) > pair of
+ *   output channels (requantization constants made here) > pair of pixels: 4 accumulators, 8 SMLADs per 4
+ *   window values, requantization with the output zero point folded in (mr_requant_zp), SSAT, byte stores.
+ * The common case runs in one assembly routine per channel pair and tile (block_fast); channels whose
+ * constants mr_requant_zp does not cover, clamps narrower than int8, an odd last channel and the last channel
+ * pair of a window whose length is not a multiple of 4 take the C loop (block_fast's raw accumulators,
+ * requantize_slow).
  * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
- * A window too large for the buffer goes through a plain scalar loop (conv2d_s8_scalar).
- * Buffer layout: pixels go in pairs, each pair (or the lone last pixel) takes 2 * px_words words; per 4
- * window values a pair holds [px0 even, px0 odd, px1 even, px1 odd] (a lone pixel [even, odd]), then the
- * last n % 4 values as int32, px0's then px1's. The gathered int8 window is staged after the tile.
+ * The scratch holds at least one pair (the compiler always plans it); without it the kernel does nothing.
+ * Scratch layout: pixels go in pairs, each pair takes 4 * quads words (quads = ceil(n / 4), the window padded
+ * with zeros); per 4 window values a pair holds [px0 even, px0 odd, px1 even, px1 odd]. A lone last pixel
+ * fills its pair's px0 half; the px1 half is computed and dropped. A window whose filter_c is not a multiple
+ * of 4 is staged as int8 after the tile first (zero point off-image and in the padding).
  */
-#define MR_DSP_WORDS (MR_DSP_SCRATCH_BYTES / 4)
 
-static MR_CONV_NOINLINE void mac_2x2(const int32_t *x, int32_t quads, int32_t tail, const int8_t *w0,
-                                     const int8_t *w1, int32_t acc[4])
+/* What block_fast reads, at the offsets its assembly uses. */
+typedef struct {
+    int32_t pairs;          /* 0: pairs of pixels left */
+    int32_t quads;          /* 4 */
+    int32_t b0, b1;         /* 8: the channels' biases */
+    const int8_t *w0, *w1;  /* 16: the channels' filters */
+    mr_requant_zp q0, q1;   /* 24, 36 */
+    int8_t *out;            /* 48: channel 0 of the pair's first pixel */
+    int32_t step;           /* 52: from a pixel's output to the next one's (0: a lone pixel) */
+    int32_t *acc;           /* 56: NULL, or where one pair's 4 raw accumulators go (no requantization) */
+} fast_job;
+
+/* One 2-pixel x 2-channel block per pair: bias, quads (>= 1) x (2 weight words extended, 8 SMLADs), then
+ * either the raw accumulators into job->acc (one pair) or requantization (mr_requant_zp_apply's five
+ * instructions and SSAT) and four byte stores, second pixel first (with step 0 the first pixel's stores win).
+ * All 14 free registers hold the loop's values, so the job pointer waits on the stack during the loop. */
+static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
 {
-    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3], i;
-    /* The loop over blocks of 4 window values, in assembly: written in C, GCC -Os spills its 14 live values.
-     * Weight words are read with unaligned LDRs, which these cores allow; the buffer is word-aligned. */
-    if (quads > 0) {
-        int32_t ue, uo, ve, vo, t0, t1, n = quads;
-        __asm__("1:\n\t"
-                "ldr %[ue], [%[w0]], #4\n\t"
-                "ldr %[ve], [%[w1]], #4\n\t"
-                "ldrd %[t0], %[t1], [%[x]], #8\n\t"
-                "sxtb16 %[uo], %[ue], ror #8\n\t"
-                "sxtb16 %[ue], %[ue]\n\t"
-                "sxtb16 %[vo], %[ve], ror #8\n\t"
-                "sxtb16 %[ve], %[ve]\n\t"
-                "smlad %[a00], %[t0], %[ue], %[a00]\n\t"
-                "smlad %[a01], %[t0], %[ve], %[a01]\n\t"
-                "smlad %[a00], %[t1], %[uo], %[a00]\n\t"
-                "smlad %[a01], %[t1], %[vo], %[a01]\n\t"
-                "ldrd %[t0], %[t1], [%[x]], #8\n\t"
-                "smlad %[a10], %[t0], %[ue], %[a10]\n\t"
-                "smlad %[a11], %[t0], %[ve], %[a11]\n\t"
-                "smlad %[a10], %[t1], %[uo], %[a10]\n\t"
-                "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
-                "subs %[n], %[n], #1\n\t"
-                "bne 1b"
-                : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), [x] "+r"(x), [w0] "+r"(w0),
-                  [w1] "+r"(w1), [n] "+r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
-                  [t0] "=&r"(t0), [t1] "=&r"(t1)
-                :
-                : "cc", "memory");
-    }
-    for (i = 0; i < tail; ++i) {
-        a00 += x[i] * w0[i];
-        a01 += x[i] * w1[i];
-        a10 += x[tail + i] * w0[i];
-        a11 += x[tail + i] * w1[i];
-    }
-    acc[0] = a00;
-    acc[1] = a01;
-    acc[2] = a10;
-    acc[3] = a11;
+    int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0;
+    const int8_t *w0, *w1;
+#define MR_REQ(a)                                                                                              \
+    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
+    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
+    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
+    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
+    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
+    "ssat %[" a "], #8, %[vo]\n\t"
+    __asm__ volatile("0:\n\t"
+                     "ldr %[n], [%[c], #4]\n\t"
+                     "ldrd %[a00], %[a01], [%[c], #8]\n\t"
+                     "mov %[a10], %[a00]\n\t"
+                     "mov %[a11], %[a01]\n\t"
+                     "ldrd %[w0], %[w1], [%[c], #16]\n\t"
+                     "push {%[c]}\n\t"
+                     "1:\n\t"
+                     "ldr %[ue], [%[w0]], #4\n\t"
+                     "ldr %[ve], [%[w1]], #4\n\t"
+                     "ldrd %[t0], %[c], [%[x]], #8\n\t"
+                     "sxtb16 %[uo], %[ue], ror #8\n\t"
+                     "sxtb16 %[ue], %[ue]\n\t"
+                     "sxtb16 %[vo], %[ve], ror #8\n\t"
+                     "sxtb16 %[ve], %[ve]\n\t"
+                     "smlad %[a00], %[t0], %[ue], %[a00]\n\t"
+                     "smlad %[a01], %[t0], %[ve], %[a01]\n\t"
+                     "smlad %[a00], %[c], %[uo], %[a00]\n\t"
+                     "smlad %[a01], %[c], %[vo], %[a01]\n\t"
+                     "ldrd %[t0], %[c], [%[x]], #8\n\t"
+                     "smlad %[a10], %[t0], %[ue], %[a10]\n\t"
+                     "smlad %[a11], %[t0], %[ve], %[a11]\n\t"
+                     "smlad %[a10], %[c], %[uo], %[a10]\n\t"
+                     "smlad %[a11], %[c], %[vo], %[a11]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     "pop {%[c]}\n\t"
+                     "ldr %[t0], [%[c], #56]\n\t"
+                     "cmp %[t0], #0\n\t"
+                     "beq 2f\n\t"
+                     "strd %[a00], %[a01], [%[t0]]\n\t"
+                     "strd %[a10], %[a11], [%[t0], #8]\n\t"
+                     "b 3f\n\t"
+                     "2:\n\t"
+                     "ldrd %[ue], %[uo], [%[c], #24]\n\t"
+                     "ldr %[ve], [%[c], #32]\n\t"
+                     MR_REQ("a00") MR_REQ("a10")
+                     "ldrd %[ue], %[uo], [%[c], #36]\n\t"
+                     "ldr %[ve], [%[c], #44]\n\t"
+                     MR_REQ("a01") MR_REQ("a11")
+                     "ldrd %[w0], %[w1], [%[c], #48]\n\t"
+                     "add %[vo], %[w0], %[w1]\n\t"
+                     "strb %[a10], [%[vo]]\n\t"
+                     "strb %[a11], [%[vo], #1]\n\t"
+                     "strb %[a00], [%[w0]]\n\t"
+                     "strb %[a01], [%[w0], #1]\n\t"
+                     "add %[w0], %[vo], %[w1]\n\t"
+                     "str %[w0], [%[c], #48]\n\t"
+                     "ldr %[n], [%[c]]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "str %[n], [%[c]]\n\t"
+                     "bne 0b\n\t"
+                     "3:"
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x] "+r"(x),
+                       [w0] "=&r"(w0), [w1] "=&r"(w1), [n] "=&r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo),
+                       [ve] "=&r"(ve), [vo] "=&r"(vo), [t0] "=&r"(t0), [c] "+r"(job)
+                     :
+                     : "cc", "memory");
+#undef MR_REQ
 }
 
-/* The lone last pixel of a tile: 2 accumulators. */
-static MR_CONV_NOINLINE void mac_1x2(const int32_t *x, int32_t quads, int32_t tail, const int8_t *w0,
-                                     const int8_t *w1, int32_t acc[2])
-{
-    int32_t a0 = acc[0], a1 = acc[1], i;
-    const int32_t *end = x + 2 * quads;
-    for (; x < end; x += 2, w0 += 4, w1 += 4) {
-        const uint32_t u = mr_load_s8x4(w0), v = mr_load_s8x4(w1);
-        a0 = __smlad(x[0], mr_even(u), a0);
-        a0 = __smlad(x[1], mr_odd(u), a0);
-        a1 = __smlad(x[0], mr_even(v), a1);
-        a1 = __smlad(x[1], mr_odd(v), a1);
-    }
-    for (i = 0; i < tail; ++i) {
-        a0 += x[i] * w0[i];
-        a1 += x[i] * w1[i];
-    }
-    acc[0] = a0;
-    acc[1] = a1;
-}
-
-/* Extends quads blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, step words apart. */
-static void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst, int32_t step)
+/* Extends quads blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, 4 words apart (a pair). */
+static void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst)
 {
     int32_t i;
-    for (i = 0; i < quads; ++i, src += 4, dst += step) {
+    for (i = 0; i < quads; ++i, src += 4, dst += 4) {
         const uint32_t v = mr_load_s8x4(src);
         dst[0] = mr_even_add(nz, v);
         dst[1] = mr_odd_add(nz, v);
@@ -381,11 +410,11 @@ static void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst, i
 
 /*
  * Flattened output pixel q's window over channels [ch, ch + filter_c), minus the zero point (0 for taps off the
- * image), extended into dst (step 4 in a pair, 2 alone) and dst_tail. With filter_c a multiple of 4 every
- * tap extends straight from the input; otherwise the window is staged as int8 first (zero point off-image).
+ * image and for the padding), extended into dst. With filter_c a multiple of 4 every tap extends straight from
+ * the input; otherwise the window is staged as int8 first (zero point off-image and in the padding).
  */
-static void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int32_t ch, int8_t *stage,
-                   int32_t *dst, int32_t step, int32_t *dst_tail)
+static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int32_t ch, int8_t *stage,
+                   int32_t *dst)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t plane = g->out_h * g->out_w, b = q / plane, oy = q % plane / g->out_w, ox = q % g->out_w;
@@ -403,14 +432,14 @@ static void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int
             const int inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
             if (direct) {
                 if (inside) {
-                    extend(src, fc / 4, nz, dst, step);
+                    extend(src, fc / 4, nz, dst);
                 } else {
-                    for (c = 0; c < fc / 4; ++c) {
-                        dst[c * step] = 0;
-                        dst[c * step + 1] = 0;
+                    for (c = 0; c < fc; c += 4) {
+                        dst[c] = 0;
+                        dst[c + 1] = 0;
                     }
                 }
-                dst += fc / 4 * step;
+                dst += fc;
             } else {
                 for (c = 0; c < fc; ++c) {
                     *st++ = inside ? src[c] : (int8_t)p->in_zp;
@@ -419,107 +448,126 @@ static void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int
         }
     }
     if (!direct) {
-        extend(stage, n / 4, nz, dst, step);
-        for (c = 0; c < n % 4; ++c) {
-            dst_tail[c] = stage[n / 4 * 4 + c] - p->in_zp;
+        for (c = n; c % 4; ++c) {
+            *st++ = (int8_t)p->in_zp;
         }
+        extend(stage, (n + 3) / 4, nz, dst);
     }
 }
 
-static inline int8_t requantize_s8(const mr_conv2d_q_params *p, const mr_conv_requant *q, int32_t acc)
+/* One output value the long way: channels whose constants mr_requant_zp does not cover, clamps narrower than
+ * int8. */
+static int32_t requantize_slow(const mr_conv2d_q_params *p, int32_t oc, int32_t acc)
 {
-    acc = mr_requant_fast(acc, q->mult, q->left, q->right, q->nudge) + p->out_zp;
-    return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+    acc = mr_requant_raw(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+    return MR_CLAMP(acc, p->act_min, p->act_max);
 }
 
-/* Windows too large for the buffer: bias + sum of (x - zp) * w over in-image taps, output by output. */
-static void conv2d_s8_scalar(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                             int8_t *out)
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                  void *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t pixels = g->batches * g->out_h * g->out_w, n = g->k_h * g->k_w * g->filter_c;
-    const int32_t per_group = g->out_c / (g->in_c / g->filter_c);
-    int32_t q, oc, fy, fx, c;
-    for (q = 0; q < pixels; ++q) {
-        const int32_t plane = g->out_h * g->out_w, b = q / plane, oy = q % plane / g->out_w, ox = q % g->out_w;
-        for (oc = 0; oc < g->out_c; ++oc) {
-            const int8_t *image = in + b * g->in_h * g->in_w * g->in_c + oc / per_group * g->filter_c;
-            const int8_t *wt = w + oc * n;
-            mr_conv_requant rq;
-            int32_t acc = bias ? bias[oc] : 0;
-            for (fy = 0; fy < g->k_h; ++fy) {
-                const int32_t iy = oy * g->stride_h - g->pad_top + fy * g->dil_h;
-                for (fx = 0; fx < g->k_w; ++fx, wt += g->filter_c) {
-                    const int32_t ix = ox * g->stride_w - g->pad_left + fx * g->dil_w;
-                    if (iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w) {
-                        const int8_t *x = image + (iy * g->in_w + ix) * g->in_c;
-                        for (c = 0; c < g->filter_c; ++c) {
-                            acc += (x[c] - p->in_zp) * wt[c];
-                        }
-                    }
-                }
-            }
-            mr_conv_requant_of(p->mult[oc], p->shift[oc], &rq);
-            *out++ = requantize_s8(p, &rq, acc);
-        }
-    }
-}
-
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
-{
-    const mr_conv_geometry *g = &p->geo;
-    int32_t buf[MR_DSP_WORDS];
-    const int32_t n = g->k_h * g->k_w * g->filter_c, quads = n / 4, tail = n % 4, px_words = 2 * quads + tail;
+    int32_t *const buf = (int32_t *)scratch;
+    const int32_t n = g->k_h * g->k_w * g->filter_c, quads = (n + 3) / 4, tail = n % 4, pair_words = 4 * quads;
     const int32_t per_group = g->out_c / (g->in_c / g->filter_c), out_c = g->out_c;
     const int pointwise = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
                           g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
     const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
-    const int32_t rows = pointwise ? 1 : g->batches * g->out_h;
+    const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
     int8_t *stage;
-    int32_t tile = (MR_DSP_WORDS - (g->filter_c % 4 ? (n + 3) / 4 : 0)) / px_words, row, first, cnt, k, ch, oc;
+    int32_t tile, row, first, cnt, k, ch, oc, j;
+    tile = buf == NULL ? 0 : (p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
+                                 pair_words * 2;
     if (tile > MR_POINTWISE_TILE) {
         tile = MR_POINTWISE_TILE;
     }
-    if (tile < 1) {
-        conv2d_s8_scalar(p, in, w, bias, out);
+    if (tile < 2) {
         return;
     }
-    stage = (int8_t *)(buf + tile * px_words);
+    stage = (int8_t *)(buf + tile / 2 * pair_words);
     for (row = 0; row < rows; ++row) {
         for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
             const int32_t oc_first = ch / g->filter_c * per_group, oc_end = oc_first + per_group;
             for (first = row * row_px; first < (row + 1) * row_px; first += cnt) {
                 cnt = (row + 1) * row_px - first < tile ? (row + 1) * row_px - first : tile;
                 for (k = 0; k < cnt; ++k) {
-                    int32_t *slot = buf + k / 2 * 2 * px_words;
-                    const int lone = k % 2 == 0 && k + 1 == cnt;
-                    gather(p, in, first + k, ch, stage, slot + 2 * (k % 2), lone ? 2 : 4,
-                           slot + (lone ? 2 : 4) * quads + (k % 2) * tail);
+                    int32_t *slot = buf + k / 2 * pair_words + 2 * (k % 2);
+                    if (pointwise) { /* the window is the pixel's channels, contiguous */
+                        const int8_t *src = in + (first + k) * g->in_c;
+                        int8_t last[4];
+                        extend(src, n / 4, nz, slot);
+                        if (tail) {
+                            for (j = 0; j < 4; ++j) {
+                                last[j] = j < tail ? src[n / 4 * 4 + j] : (int8_t)p->in_zp;
+                            }
+                            extend(last, 1, nz, slot + 4 * (n / 4));
+                        }
+                    } else {
+                        gather(p, in, first + k, ch, stage, slot);
+                    }
                 }
                 for (oc = oc_first; oc < oc_end; oc += 2) {
                     const int32_t oc1 = oc + 1 < oc_end ? oc + 1 : oc; /* an odd last channel goes twice */
-                    const int8_t *w0 = w + oc * n, *w1 = w + oc1 * n;
-                    const int32_t b0 = bias ? bias[oc] : 0, b1 = bias ? bias[oc1] : 0;
-                    mr_conv_requant q0, q1;
-                    mr_conv_requant_of(p->mult[oc], p->shift[oc], &q0);
-                    mr_conv_requant_of(p->mult[oc1], p->shift[oc1], &q1);
-                    for (k = 0; k < cnt; k += 2) {
-                        int32_t acc[4];
-                        int8_t *o = out + (first + k) * out_c + oc;
-                        const int32_t *x = buf + k / 2 * 2 * px_words;
-                        acc[0] = b0;
-                        acc[1] = b1;
-                        acc[2] = b0;
-                        acc[3] = b1;
-                        if (k + 1 < cnt) {
-                            mac_2x2(x, quads, tail, w0, w1, acc);
-                            o[out_c] = requantize_s8(p, &q0, acc[2]);
-                            o[out_c + oc1 - oc] = requantize_s8(p, &q1, acc[3]);
-                        } else {
-                            mac_1x2(x, quads, tail, w0, w1, acc);
+                    /* the padded last block reads up to 3 weights past the filter (the next filter's, times 0),
+                     * past the array for the last channel: that pair leaves the tail to C */
+                    const int over = tail && oc1 + 1 == out_c;
+                    fast_job job;
+                    int fast;
+                    job.quads = over ? n / 4 : quads;
+                    job.b0 = bias ? bias[oc] : 0;
+                    job.b1 = bias ? bias[oc1] : 0;
+                    job.w0 = w + oc * n;
+                    job.w1 = w + oc1 * n;
+                    job.out = out + first * out_c + oc;
+                    job.step = out_c;
+                    job.acc = NULL;
+                    fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
+                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full &
+                           (oc1 != oc) & !over;
+                    k = 0;
+                    if (fast) {
+                        job.pairs = cnt / 2;
+                        if (job.pairs > 0) {
+                            block_fast(buf, &job);
                         }
-                        o[0] = requantize_s8(p, &q0, acc[0]);
-                        o[oc1 - oc] = requantize_s8(p, &q1, acc[1]);
+                        if (cnt % 2) {
+                            job.pairs = 1;
+                            job.step = 0;
+                            block_fast(buf + cnt / 2 * pair_words, &job);
+                        }
+                        k = cnt;
+                    }
+                    for (; k < cnt; k += 2) {
+                        const int32_t *x = buf + k / 2 * pair_words + 4 * job.quads;
+                        int32_t acc[4], v[4], i;
+                        int8_t *o = out + (first + k) * out_c + oc;
+                        acc[0] = job.b0;
+                        acc[1] = job.b1;
+                        acc[2] = job.b0;
+                        acc[3] = job.b1;
+                        job.pairs = 1;
+                        job.acc = acc;
+                        if (job.quads > 0) {
+                            block_fast(x - 4 * job.quads, &job);
+                        }
+                        for (i = 0; over && i < tail; ++i) { /* value i of a block: word i % 2, half i / 2 */
+                            const int32_t v0 = (int16_t)(x[i % 2] >> (i / 2 * 16));
+                            const int32_t v1 = (int16_t)(x[2 + i % 2] >> (i / 2 * 16));
+                            acc[0] += v0 * job.w0[n / 4 * 4 + i];
+                            acc[1] += v0 * job.w1[n / 4 * 4 + i];
+                            acc[2] += v1 * job.w0[n / 4 * 4 + i];
+                            acc[3] += v1 * job.w1[n / 4 * 4 + i];
+                        }
+                        for (j = 0; j < 4; ++j) {
+                            v[j] = requantize_slow(p, j % 2 ? oc1 : oc, acc[j]);
+                        }
+                        o[0] = (int8_t)v[0];
+                        o[oc1 - oc] = (int8_t)v[1];
+                        if (k + 1 < cnt) {
+                            o[out_c] = (int8_t)v[2];
+                            o[out_c + oc1 - oc] = (int8_t)v[3];
+                        }
                     }
                 }
             }

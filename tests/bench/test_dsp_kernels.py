@@ -2,7 +2,7 @@
 simd.h), run on mps2-an386 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is
 bit-exact with TFLite Micro. Each small model drives one branch of those paths: odd channel counts and counts
 that are not multiples of 4, padding at the borders, stride 2, dilation, groups, depth multipliers above 1,
-per-channel quantization, windows too large for the stack buffer, depthwise 3x3 windows inside the image and
+per-channel quantization, one pixel pair per tile, depthwise 3x3 windows inside the image and
 across its border at strides 1 and 2, and ADD with broadcasting. The host half
 checks the requantization the DSP paths use against TFLite Micro's, on the host C compiler.
 """
@@ -34,8 +34,14 @@ MODELS = {
     # 10x4 kernel on one channel, stride 2 (the keyword-spotting first layer's shape)
     "conv10x4_c1": (conv2d_model, dict(input_shape=(1, 15, 8, 1), out_channels=9, kernel=(10, 4), stride=(2, 2),
                                        in_zp=11, seed=4)),
-    # a window of 3x3x72 values is too large for the stack buffer: the scalar fallback
+    # a window of 3x3x72 values: one pair of pixels per tile (2,592 B of scratch)
     "conv_large_window": (conv2d_model, dict(input_shape=(1, 4, 5, 72), out_channels=3, in_zp=-9, seed=5)),
+    # the assembly block with the int8 clamp: 9 pixels a row (a lone last pixel per row), 6 channels (pairs)
+    "conv3x3_fast_odd_row": (conv2d_model, dict(input_shape=(1, 5, 9, 8), out_channels=6, in_zp=-128, out_zp=3,
+                                                seed=17)),
+    # pointwise with 10 channels (windows padded to 12): assembly for the first pairs, C tail for the last
+    "pointwise_fast_tail": (conv2d_model, dict(input_shape=(1, 3, 7, 10), out_channels=6, kernel=(1, 1), in_zp=7,
+                                               out_zp=-1, seed=18)),
     # two groups
     "conv_groups": (conv2d_model, dict(input_shape=(1, 6, 6, 8), out_channels=6, groups=2, in_zp=3, seed=6)),
     # depthwise, multiplier 1: 10 channels (blocks of 4 + 2 alone), stride 2, borders
@@ -54,7 +60,7 @@ MODELS = {
     # depthwise, multiplier 2 (one channel at a time) and 4 (shared input), ReLU6
     "dw_m2": (depthwise_model, dict(input_shape=(1, 7, 6, 3), depth_multiplier=2, in_zp=4, seed=8)),
     "dw_m4": (depthwise_model, dict(input_shape=(1, 6, 7, 2), depth_multiplier=4, activation="RELU6", seed=9)),
-    # fully connected: depth 37 (tail of 1), 9 units (odd last), 3 rows, per-channel
+    # fully connected: depth 37 (tail of 1), 9 units (2 blocks of 4 + 1 in C), 3 rows, per-channel
     "fc_odd": (fully_connected_model, dict(input_shape=(3, 37), units=9, per_channel=True, in_zp=4, out_zp=-2,
                                            seed=10)),
     # ADD: broadcast over the last axis with ReLU, and equal shapes with different scales
@@ -103,6 +109,8 @@ int main(void)
         int32_t acc = (int32_t)next(), mult = (int32_t)(next() >> 1), shift = (int32_t)(next() % 40u) - 31;
         mr_conv_requant q;
         mr_requant_dsp qq;
+        mr_requant_zp qz;
+        const int32_t zp = (int32_t)(next() % 256u) - 128;
         if (i % 4 == 1) acc = edges[next() % (uint32_t)ne];
         if (i % 4 == 2) acc >>= next() % 31u;
         if (i % 8 == 3) mult = (int32_t)next() | 1;           /* negative multipliers too */
@@ -114,7 +122,8 @@ int main(void)
             const int32_t want = mr_mbqm(acc, mult, shift);
             if (mr_conv_requantize(&q, acc) != want ||
                 mr_requant_fast(acc, q.mult, q.left, q.right, q.nudge) != want ||
-                mr_requant_raw(acc, mult, shift) != want || mr_requant_q(acc, &qq) != want) {
+                mr_requant_raw(acc, mult, shift) != want || mr_requant_q(acc, &qq) != want ||
+                (mr_requant_zp_of(mult, shift, zp, &qz) && mr_requant_zp_apply(acc, &qz) != want + zp)) {
                 if (bad++ < 5) printf("acc %ld mult %ld shift %ld\n", (long)acc, (long)mult, (long)shift);
             }
         }
@@ -127,7 +136,8 @@ int main(void)
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="no host C compiler (cc) on PATH")
 def test_dsp_requantization_equals_tflite_micro(tmp_path):
-    """mr_requant_fast, mr_requant_raw and mr_requant_q (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
+    """mr_requant_fast, mr_requant_raw, mr_requant_q and mr_requant_zp (plus a zero point, on the channels it
+    accepts) (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
     random, edge and negative multipliers, random and edge accumulators."""
     source = tmp_path / "requant.c"
     source.write_text(REQUANT_CHECK)

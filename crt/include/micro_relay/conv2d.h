@@ -84,6 +84,7 @@ typedef struct {
     const int32_t *mult;         /* one per output channel */
     const int32_t *shift;
     const int32_t *folded_bias;  /* bias - in_zp * sum(w) per channel, or NULL: used for windows inside the image */
+    int32_t scratch_bytes;       /* arena scratch the kernel was given (mr_conv2d_s8's DSP path), 0 for none */
 } mr_conv2d_q_params;
 
 typedef struct {
@@ -91,7 +92,10 @@ typedef struct {
     float act_min, act_max;
 } mr_conv2d_f32_params;
 
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out);
+/* scratch: p->scratch_bytes of word-aligned arena scratch (or NULL) that the DSP path gathers windows into, sized
+ * by the compiler (ops/conv2d.py dsp_scratch_bytes); the portable path does not use it. */
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                  void *scratch);
 /* int16 activations: accumulate in int32 with an int32 bias, or in int64 (the _wide form) otherwise. */
 void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
                    int16_t *out);

@@ -132,10 +132,49 @@ static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *
     return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
 }
 
-/* The size of the stack buffer the DSP paths extend their int8 operands into (a build may lower it). */
-#ifndef MR_DSP_SCRATCH_BYTES
-#define MR_DSP_SCRATCH_BYTES 1280
+/*
+ * mr_mbqm(acc, mult, shift) + zp in five data instructions, for the channels most layers have: mult >= 0 and
+ * shift in [-21, -2], i.e. r = -shift >= 2 and k = r - 1 <= 20 (mr_requant_zp_of says whether a channel
+ * qualifies). With mult >= 0 the sign of acc * mult is the sign of acc (when either is 0 the product is 0 and
+ * the correction changes nothing, see mr_requant_fast), so the 64-bit start value nudge - 2^31 [acc < 0] of
+ * mr_requant_q has low word 2^30 | (acc & 2^31) and high word 2^(r-2) + (acc >> 31). Adding zp * 2^(32+k)
+ * to it adds zp to the result, (hi + zp 2^k) >> k = (hi >> k) + zp, and cannot overflow: |hi| <= 2^30 + 2^19 + 1
+ * and |zp 2^k| <= 2^27. tests/bench/test_dsp_kernels.py checks it against mr_mbqm on the host.
+ */
+typedef struct {
+    int32_t hi;   /* 2^(k-1) + zp * 2^k */
+    int32_t mult;
+    int32_t k;    /* -shift - 1 */
+} mr_requant_zp;
+
+static inline int mr_requant_zp_of(int32_t mult, int32_t shift, int32_t zp, mr_requant_zp *q)
+{
+    const int32_t k = -shift - 1;
+    const int ok = mult >= 0 && k >= 1 && k <= 20;
+    q->hi = ok ? (int32_t)((1u << (uint32_t)(k - 1)) + ((uint32_t)zp << (uint32_t)k)) : 0;
+    q->mult = mult;
+    q->k = k;
+    return ok;
+}
+
+static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requant_zp *q)
+{
+#if MR_DSP
+    uint32_t lo;
+    int32_t hi;
+    __asm__("and %[lo], %[a], #0x80000000\n\t"
+            "orr %[lo], %[lo], #0x40000000\n\t"
+            "add %[hi], %[h0], %[a], asr #31\n\t"
+            "smlal %[lo], %[hi], %[a], %[m]"
+            : [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [a] "r"(acc), [h0] "r"(q->hi), [m] "r"(q->mult));
+    return hi >> q->k;
+#else
+    const int64_t start = (int64_t)(q->hi + (acc < 0 ? -1 : 0)) * ((int64_t)1 << 32) +
+                          (int64_t)(0x40000000u | ((uint32_t)acc & 0x80000000u));
+    return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> q->k;
 #endif
+}
 
 #if MR_DSP
 /* Bytes 0 and 2 of w, sign-extended into two int16 lanes; the _odd forms take bytes 1 and 3 (one SXTB16 with

@@ -212,7 +212,9 @@ def float_finish(acc: np.ndarray, bias, p: dict, always_add_bias: bool) -> np.nd
 
 
 def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = None, scratch: bool = False) -> str:
-    """The kernel call with its constant parameter struct (mr_conv2d_q_params or mr_conv2d_f32_params)."""
+    """The kernel call with its constant parameter struct (mr_conv2d_q_params or mr_conv2d_f32_params).
+    scratch: pass the node's planned arena scratch as the last argument. A nonzero p["scratch_bytes"] goes into
+    the struct's scratch_bytes field."""
     fields = {"geo": p["geometry"].c_initializer()}
     if p["kind"] == "f32":
         fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
@@ -222,6 +224,8 @@ def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = No
         fields.update(in_zp=p["in_zp"], out_zp=p["out_zp"], act_min=p["act_min"], act_max=p["act_max"],
                       mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
                       folded_bias="NULL" if folded is None else ctx.const_array(folded, "int32_t"))
+        if p.get("scratch_bytes"):
+            fields["scratch_bytes"] = p["scratch_bytes"]
         params = ctx.params("mr_conv2d_q_params", fields)
     bias = node.inputs[2] if len(node.inputs) > 2 else ""
     args = [params, ctx.tensor(node.inputs[0]), ctx.tensor(node.inputs[1]),

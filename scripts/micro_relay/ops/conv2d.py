@@ -30,6 +30,25 @@ from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, c
                            windows)
 from ._overlap import pointwise_delta
 
+# The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d.c), reserved on every target because the
+# compiler does not know whether the core has the DSP extension: pairs of gathered windows (int16 pairs, the
+# window padded with zeros to a multiple of 4 values) as many as fit DSP_TILE_BYTES, at least one pair and at
+# most MR_POINTWISE_TILE pixels, plus an int8 staging copy of one window when filter_c is not a multiple of 4.
+# The kernel needs at least one pair: 4 bytes per window value (a 3x3x64 window: 2,304 B).
+DSP_TILE_BYTES = 1024
+POINTWISE_TILE = 16
+
+
+def dsp_scratch_bytes(g: Geometry) -> int:
+    """Bytes of arena scratch mr_conv2d_s8 gets for geometry g."""
+    n = g.k_h * g.k_w * g.filter_c
+    pair = 16 * ((n + 3) // 4)  # two pixels' windows
+    pointwise = is_pointwise(g)
+    stage = 0 if pointwise or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
+    row_pixels = g.batches * g.out_h * g.out_w if pointwise else g.out_w
+    pairs = min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
+    return pairs * pair + stage
+
 
 def _geometry(graph, node) -> Geometry:
     data, weight, _ = inputs3(graph, node)
@@ -131,5 +150,12 @@ class Conv2D(OpDef):
         g = _geometry(graph, node)
         return g.batches * g.out_h * g.out_w * g.out_c * g.k_h * g.k_w * g.filter_c
 
+    def scratch_bytes(self, graph, node, params):
+        """int8: the windows the DSP path gathers (dsp_scratch_bytes); the other kernels need none."""
+        return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
+
     def emit(self, ctx, node, p):
-        return emit_call(ctx, node, p, "mr_conv2d")
+        if p["kind"] != "s8":
+            return emit_call(ctx, node, p, "mr_conv2d")
+        return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"])), "mr_conv2d",
+                         scratch=True)
