@@ -60,7 +60,10 @@ ZTEST(micro_relay_model_outputs, test_interface)
 	zassert_equal(kws_output_size(0), KWS_OUTPUT0_BYTES);
 	zassert_is_null(kws_input(1));
 	zassert_is_null(kws_output(-1));
-	zassert_equal((uintptr_t)kws_input(0) % 16, 0, "the arena is 16-byte aligned");
+	/* Tensors sit at multiples of 4 bytes in the arena (the planner's alignment; scratch the kernels ask for
+	 * may come first, so the input need not start the arena). The arena itself is 16-byte aligned:
+	 * test_zephyr_twister.py checks its symbol in the ELF. */
+	zassert_equal((uintptr_t)kws_input(0) % 4, 0, "tensors are 4-byte aligned in the arena");
 }
 
 ZTEST_SUITE(micro_relay_model_outputs, NULL, NULL, NULL, NULL, NULL);
