@@ -100,3 +100,12 @@ class Graph:
             used.update(node.outputs)
         kept = {name: t for name, t in all_tensors.items() if name in used}
         return Graph(kept, tuple(nodes), self.inputs, self.outputs)
+
+
+def fresh_name(taken: Mapping[str, Any], base: str) -> str:
+    """A tensor name not in `taken`: `base`, else `base_2`, `base_3`, ... (passes that add tensors use it)."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    return name

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..ir.graph import Graph, Tensor
+from ..ir.graph import Graph, Tensor, fresh_name
 from ..ir.types import DType, TensorType
 
 HEAD_OPS = {"nn.conv2d": 0, "nn.depthwise_conv2d": 3, "nn.dense": 0}  # op -> weight's output-channel axis
@@ -62,18 +62,10 @@ def _fold(graph: Graph, tensors: dict, head, node, operand: str, producer: dict)
         shape[HEAD_OPS[head.op]] = channels
         w = w * values.reshape(shape)
         bias = bias * values
-    w_name, b_name = _fresh(tensors, head.inputs[1] + "_f"), _fresh(tensors, node.outputs[0] + "_bias")
+    w_name, b_name = fresh_name(tensors, head.inputs[1] + "_f"), fresh_name(tensors, node.outputs[0] + "_bias")
     tensors[w_name] = Tensor(w_name, weight.type, w.astype(np.float32))
     tensors[b_name] = Tensor(b_name, TensorType((channels,), DType.FLOAT32), bias.astype(np.float32))
     return replace(head, inputs=(head.inputs[0], w_name, b_name), outputs=node.outputs)
-
-
-def _fresh(tensors: dict, base: str) -> str:
-    name, k = base, 1
-    while name in tensors:
-        k += 1
-        name = f"{base}_{k}"
-    return name
 
 
 def fold_channel_affine(graph: Graph) -> Graph:

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..ir.graph import Graph, Tensor
+from ..ir.graph import Graph, Tensor, fresh_name
 
 
 def _column_order(shape, axes) -> np.ndarray:
@@ -52,9 +52,7 @@ def fold_flatten_transpose(graph: Graph) -> Graph:
         weight = tensors[dense.inputs[1]]
         permuted = np.empty_like(weight.data)
         permuted[:, _column_order(shape, axes)] = weight.data
-        name = weight.name + "_nhwc"
-        while name in tensors:
-            name += "_"
+        name = fresh_name(tensors, weight.name + "_nhwc")
         tensors[name] = Tensor(name, weight.type, permuted)
         nodes[t_index] = None
         nodes[r_index] = replace(reshape, inputs=(x,))

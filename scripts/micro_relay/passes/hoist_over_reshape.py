@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..ir.graph import Graph, Node, Tensor
+from ..ir.graph import Graph, Node, Tensor, fresh_name
 
 UNARY = frozenset({"nn.relu", "nn.relu6", "qnn.quantize"})
 BINARY = frozenset({"add", "subtract", "multiply"})
@@ -53,9 +53,7 @@ def hoist_over_reshape(graph: Graph) -> Graph:
         if node.op in BINARY and not _constant_per_channel(graph, graph.producers(), node.inputs[1], after.shape[-1]):
             continue
         out = node.outputs[0]
-        hoisted = f"{out}_hoisted"
-        while hoisted in tensors:
-            hoisted += "_"
+        hoisted = fresh_name(tensors, f"{out}_hoisted")
         tensors[hoisted] = Tensor(hoisted, tensors[out].type.with_shape(before.shape))
         nodes[r_index] = replace(node, inputs=(source, *node.inputs[1:]), outputs=(hoisted,))
         nodes[index] = Node("reshape", (hoisted,), (out,), {"newshape": tuple(tensors[out].type.shape)},

@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from ..errors import CompileError
-from ..ir.graph import Graph, Node, Tensor
+from ..ir.graph import Graph, Node, Tensor, fresh_name
 from ..ir.registry import get_op, op_where
 from ..ir.types import DType, Quant, TensorType
 
@@ -67,11 +67,7 @@ class _Rewriter:
         return Graph(self.tensors, (), self.graph.inputs, self.graph.outputs).with_nodes(nodes, self.tensors)
 
     def fresh(self, base: str) -> str:
-        name, k = base, 1
-        while name in self.tensors:
-            k += 1
-            name = f"{base}_{k}"
-        return name
+        return fresh_name(self.tensors, base)
 
 
 def _uint8_to_int8(graph: Graph) -> Graph:
