@@ -101,7 +101,8 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
         name = value.name
         if value.nhwc and io_layout == "nchw":
             name = ctx.transpose(name, channels_first(ctx.type_of(name).rank), f"output{index}")
-        if name in inputs or name in outputs:  # an output that is an input or another output: copy it
+        # an output that is also an input or another output gets a name of its own (a reshape: same bytes)
+        if name in inputs or name in outputs:
             t = ctx.type_of(name)
             name = ctx.node("reshape", [name], t, f"output{index}", newshape=t.shape)
         outputs.append(name)
