@@ -68,6 +68,33 @@ MODELS = {
                                          quant1=(0.05, -3), quant2=(0.11, 6), out_quant=(0.08, -20), seed=11)),
     "add_same": (binary_model, dict(shape1=(1, 6, 5, 7), shape2=(1, 6, 5, 7), quant1=(0.02, 10),
                                     quant2=(0.3, -100), out_quant=(0.25, 1), seed=12)),
+    # flat ADD fast path (mr_add.c): the input with the larger scale (multiplier 2^30, shift 0) first, the other
+    # by mr_requant_s0 (shift 0: equal scales), mr_requant_r with shift -1 (scale ratio in [0.5, 1)) or <= -2;
+    # with a clamp narrower than int8 (ReLU, ReLU6 with out_zp > -128) and without (ReLU with out_zp -128);
+    # odd sizes; the larger scale on either side
+    "add_flat_shift0": (binary_model, dict(shape1=(1, 5, 3, 7), shape2=(1, 5, 3, 7), quant1=(0.05, 3),
+                                           quant2=(0.05, -7), out_quant=(0.09, 2), seed=19)),
+    "add_flat_shift0_relu": (binary_model, dict(shape1=(1, 4, 4, 9), shape2=(1, 4, 4, 9), activation="RELU",
+                                                quant1=(0.03, -128), quant2=(0.03, 127), out_quant=(0.05, -6),
+                                                seed=20)),
+    "add_flat_shift_m1": (binary_model, dict(shape1=(1, 3, 5, 7), shape2=(1, 3, 5, 7), quant1=(0.04, -5),
+                                             quant2=(0.03, 12), out_quant=(0.06, -3), seed=21)),
+    "add_flat_shift_m1_relu6": (binary_model, dict(shape1=(1, 6, 6, 3), shape2=(1, 6, 6, 3), activation="RELU6",
+                                                   quant1=(0.021, 9), quant2=(0.04, -1), out_quant=(0.03, -20),
+                                                   seed=22)),
+    "add_flat_shift_m5_relu_full": (binary_model, dict(shape1=(1, 8, 8, 5), shape2=(1, 8, 8, 5),
+                                                       activation="RELU", quant1=(0.06, -2), quant2=(0.0021, 5),
+                                                       out_quant=(0.05, -128), seed=23)),
+    "add_flat_b_larger_clamp": (binary_model, dict(shape1=(2, 3, 3, 5), shape2=(2, 3, 3, 5), activation="RELU",
+                                                   quant1=(0.01, 20), quant2=(0.1, -3), out_quant=(0.12, 4),
+                                                   seed=24)),
+    # a tiny output multiplier (shift -25): outside the fast path, the general loop
+    "add_flat_out_shift_25": (binary_model, dict(shape1=(1, 4, 4, 4), shape2=(1, 4, 4, 4), quant1=(0.05, 1),
+                                                 quant2=(0.04, 0), out_quant=(5.0, 0), seed=25)),
+    # broadcasting with equal scales (both shift 0) and a clamp: the general loop
+    "add_broadcast_shift0": (binary_model, dict(shape1=(1, 3, 4, 6), shape2=(1, 3, 1, 6), activation="RELU6",
+                                                quant1=(0.05, -3), quant2=(0.05, 6), out_quant=(0.04, -10),
+                                                seed=26)),
 }
 
 
@@ -128,6 +155,29 @@ int main(void)
             }
         }
     }
+    /* mr_requant_s0 / mr_requant_r (the flat ADD path): every (v + offset) << 20 of int8 (|v| <= 255) and
+     * random accumulators below 2^30, shifts 0..-30, random, edge and negative multipliers, zero points */
+    for (i = 0; i < 4000000; ++i) {
+        int32_t x = (int32_t)next() >> 2, mult = (int32_t)(next() >> 1), shift = -(int32_t)(next() % 31u);
+        const int32_t zp = (int32_t)(next() % 257u) - 128;
+        if (i % 2 == 0) x = (int32_t)(i / 2 % 511) - 255, x *= (int32_t)1 << 20;
+        if (i % 5 == 0) shift = -(int32_t)(next() % 3u); /* 0, -1 and -2 often */
+        if (i % 8 == 3) mult = (int32_t)next() | 1;
+        if (i % 16 == 5) mult = edges[next() % (uint32_t)ne];
+        if (i % 32 == 7) mult = 1 << 30;
+        if (mult == INT32_MIN) mult = 0;
+        if (shift == 0) {
+            if (mr_requant_s0(2 * x, mult) != mr_mbqm(x, mult, 0)) {
+                if (bad++ < 5) printf("s0 x %ld mult %ld\n", (long)x, (long)mult);
+            }
+        } else {
+            const int32_t z = -shift <= 22 ? zp : 0;
+            if (mr_requant_r(2 * x, mult, mr_requant_r_h(-shift, z), -shift) != mr_mbqm(x, mult, shift) + z) {
+                if (bad++ < 5) printf("r x %ld mult %ld shift %ld zp %ld\n", (long)x, (long)mult, (long)shift,
+                                      (long)z);
+            }
+        }
+    }
     printf("%ld\n", bad);
     return bad != 0;
 }
@@ -138,7 +188,9 @@ int main(void)
 def test_dsp_requantization_equals_tflite_micro(tmp_path):
     """mr_requant_fast, mr_requant_raw, mr_requant_q and mr_requant_zp (plus a zero point, on the channels it
     accepts) (simd.h) give MultiplyByQuantizedMultiplier's value: shifts -31..8,
-    random, edge and negative multipliers, random and edge accumulators."""
+    random, edge and negative multipliers, random and edge accumulators; and mr_requant_s0 / mr_requant_r of
+    the flat ADD path (shifts 0..-30, plus a zero point for shifts down to -22) on every int8 input shifted
+    left by 20 and on random accumulators below 2^30."""
     source = tmp_path / "requant.c"
     source.write_text(REQUANT_CHECK)
     exe = tmp_path / "requant"

@@ -176,6 +176,38 @@ static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requan
 #endif
 }
 
+/*
+ * MultiplyByQuantizedMultiplier for accumulators below 2^30 in magnitude (the rescaled inputs and their sum in
+ * the ADD kernels), from acc2 = 2 acc. SRDHM(acc, mult) = floor((acc mult + 2^30) / 2^31) = floor((acc2 mult
+ * + 2^31) / 2^32) is one SMMULR (acc2 fits 31 bits, so INT32_MIN * INT32_MIN cannot occur): mr_requant_s0
+ * is mr_mbqm(acc, mult, 0). RoundingDivideByPOT(y, r), halves away from zero, is floor((y + 2^(r-1) - [y < 0])
+ * / 2^r), i.e. (y + 2^(r-1) + (y >> 31)) >> r: mr_requant_r is mr_mbqm(acc, mult, -r) + zp for r >= 1 with
+ * h = 2^(r-1) + zp 2^r (mr_requant_r_h), since adding zp 2^r before the shift adds zp after it; |y| <= 2^30 and
+ * for r <= 22 and |zp| <= 128 |h| < 2^29, so the sum does not overflow. tests/bench/test_dsp_kernels.py checks
+ * both against mr_mbqm on the host.
+ */
+static MR_ALWAYS_INLINE int32_t mr_requant_s0(int32_t acc2, int32_t mult)
+{
+#if MR_DSP
+    int32_t y;
+    __asm__("smmulr %0, %1, %2" : "=r"(y) : "r"(acc2), "r"(mult));
+    return y;
+#else
+    return (int32_t)(((int64_t)acc2 * mult + ((int64_t)1 << 31)) >> 32);
+#endif
+}
+
+static inline int32_t mr_requant_r_h(int32_t r, int32_t zp)
+{
+    return (int32_t)((1u << (uint32_t)(r - 1)) + ((uint32_t)zp << (uint32_t)r));
+}
+
+static MR_ALWAYS_INLINE int32_t mr_requant_r(int32_t acc2, int32_t mult, int32_t h, int32_t r)
+{
+    const int32_t y = mr_requant_s0(acc2, mult);
+    return (y + h + (y >> 31)) >> r;
+}
+
 #if MR_DSP
 /* Bytes 0 and 2 of w, sign-extended into two int16 lanes; the _odd forms take bytes 1 and 3 (one SXTB16 with
  * its rotation); the sxtab16 forms also add the packed pair `a` (minus the zero point in both lanes). */
@@ -200,6 +232,14 @@ static inline int32_t mr_odd_add(int32_t a, uint32_t w)
 {
     int32_t r;
     __asm__("sxtab16 %0, %1, %2, ror #8" : "=r"(r) : "r"(a), "r"(w));
+    return r;
+}
+
+/* SSAT #8 (arm_acle.h's __ssat trips -Wsign-conversion in GCC 12). */
+static MR_ALWAYS_INLINE int32_t mr_ssat8(int32_t x)
+{
+    int32_t r;
+    __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(x));
     return r;
 }
 
