@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import CompileError
-from ...ir.graph import Node, Tensor
+from ...ir.graph import Node, Tensor, fresh_name
 from ...ir.types import DType, Quant, TensorType
 
 
@@ -98,7 +98,6 @@ class LowerContext:
         self.tensors: dict[str, Tensor] = {}
         self.nodes: list[Node] = []
         self.values: dict[object, Value | np.ndarray | QConst] = {}  # keyed by Relax Var (names repeat)
-        self._used: set[str] = set()
 
     # -- errors and names -------------------------------------------------------------------------------
     def fail(self, what: str):
@@ -106,12 +105,7 @@ class LowerContext:
 
     def fresh(self, hint: str) -> str:
         base = "".join(c if c.isalnum() or c in "_.:/" else "_" for c in hint) or "t"
-        name, n = base, 1
-        while name in self._used:
-            n += 1
-            name = f"{base}_{n}"
-        self._used.add(name)
-        return name
+        return fresh_name(self.tensors, base)
 
     # -- tensors ----------------------------------------------------------------------------------------
     def add_tensor(self, hint: str, ttype: TensorType, data: np.ndarray | None = None) -> str:
