@@ -5,11 +5,10 @@
  * int8 loop structure: batch > oy > ox (window clipped to the image once; TFLite Micro tests every tap) >
  * block of 4 output channels > in-image filter row > tap, the block's 4 accumulators in registers. A block is
  * 4 adjacent channels (depth multiplier 1) or 4 outputs of one input channel (multiplier a multiple of 4);
- * other channels go one at a time. On DSP cores, depth multiplier 1 goes batch > oy > block of 4 channels
- * (requantization constants made here) > ox instead (dw_s8_m1): still all of row oy before row oy + 1, the
- * order ops/_overlap.py relies on. Windows wholly inside the image start from the compile-time folded bias
+ * other channels go one at a time. Windows wholly inside the image start from the compile-time folded bias
  * (bias - in_zp * sum over taps of w) and take raw inputs; the others start from the bias and subtract the
- * zero point. Integer sums do not depend on order, so this is exact.
+ * zero point. Integer sums do not depend on order, so this is exact. On DSP cores, depth multiplier 1 works
+ * from a zero-padded strip of the input in the arena scratch instead (dw_s8_m1, below).
  * int16 and float keep TFLite Micro's order (b, oy, ox, ic, m, fy, fx) with the window clipped once; float
  * sums go fy, fx, then add the bias (0.0f when absent).
  */
@@ -143,186 +142,239 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
 
 #if MR_DSP
 /*
- * One tap of a block of four channels: a word of inputs and one of weights, sign-extended into the channel
- * pairs (0, 2) and (1, 3) (the inputs minus the zero point when NZ packs -zp in both lanes, SXTAB16), then one
- * 16x16 multiply-accumulate per channel (SMLABB for the bottom lanes, SMLATT for the top ones).
+ * Depth multiplier 1 on DSP cores: batch > output row > block of 4 channels > chunk of at most MR_DW_CHUNK
+ * output pixels > pixel, so all of row oy is written before row oy + 1 (the order ops/_overlap.py relies on).
+ * Per (row, block) the block's header is written to the arena scratch: its biases, its requantization
+ * constants (mr_requant_zp), the clamp as four bytes each, and its k_h * k_w taps of weights sign-extended
+ * into channel pairs (0, 2) and (1, 3) (SXTB16). Per chunk, the input columns its windows read, k_h filter
+ * rows of them, follow in the scratch minus the zero point and extended the same way (SXTAB16), zeros where
+ * a tap falls off the image. Every pixel then takes its taps with no border case: two LDRDs and four 16x16
+ * multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones), requantization with the
+ * output zero point folded in (five instructions), SSAT, the four bytes packed (BFI), clamped bytewise
+ * (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly routine (dw_pixels_3x3);
+ * other windows, and blocks whose channels mr_requant_zp does not cover, take the C loop (dw_pixels).
+ * Channels left over from the blocks of four go one at a time through the window walk (mac_1).
+ * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): the DW_HEADER-byte header, the k_h * k_w taps of
+ * extended weights (2 words each), then k_h rows of span pixels (2 words each), span = (MR_DW_CHUNK - 1) *
+ * stride_w + (k_w - 1) * dil_w + 1 at most.
  */
-#define DW_MAC4(XE, XO, WV)                                                                                   \
-    do {                                                                                                      \
-        const int32_t we_ = mr_even(WV), wo_ = mr_odd(WV);                                                  \
-        a0 = __smlabb((XE), we_, a0);                                                                         \
-        a2 = __smlatt((XE), we_, a2);                                                                         \
-        a1 = __smlabb((XO), wo_, a1);                                                                         \
-        a3 = __smlatt((XO), wo_, a3);                                                                         \
-    } while (0)
+#define MR_DW_CHUNK 16
 
-/* A tap on inputs minus the zero point (NZ: -zp in both lanes) and a tap on raw inputs. */
-#define DW_TAP(XP, WP, NZ)                                                                                    \
-    do {                                                                                                      \
-        const uint32_t xv_ = mr_load_s8x4(XP), wv_ = mr_load_s8x4(WP);                                      \
-        DW_MAC4(mr_even_add((NZ), xv_), mr_odd_add((NZ), xv_), wv_);                                        \
-    } while (0)
-
-#define DW_TAP_RAW(XP, WP)                                                                                    \
-    do {                                                                                                      \
-        const uint32_t xv_ = mr_load_s8x4(XP), wv_ = mr_load_s8x4(WP);                                      \
-        DW_MAC4(mr_even(xv_), mr_odd(xv_), wv_);                                                            \
-    } while (0)
-
-/* One output row of the depth-multiplier-1 DSP path: where it reads and which of its pixels need no border
- * handling. */
+/* The block header at the start of the scratch, at the offsets dw_pixels_3x3 reads. */
 typedef struct {
-    const mr_conv2d_q_params *p;
-    const int8_t *image, *w;
-    const int32_t *bias;
-    int32_t iy0;          /* input row of filter row 0 */
-    int32_t fy0, fy1;     /* in-image filter rows */
-    int32_t ox_lo, ox_hi; /* [ox_lo, ox_hi): 3x3 windows wholly inside the image (empty unless the fast case) */
-} dw_row;
+    int32_t bias[4];    /* 0 */
+    mr_requant_zp q[4]; /* 16 */
+    uint32_t lo4, hi4;  /* 64: act_min and act_max in every byte */
+    int32_t step;       /* 72: strip bytes from one pixel to the next (8 * stride_w) */
+    int32_t out_step;   /* 76: output bytes from one pixel to the next (out_c) */
+    int32_t wx[];       /* 80: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
+} dw_header;
 
-/* The four outputs of a block: requantized, offset, clamped (one SSAT each when the range is all of int8) and
- * stored. */
-static MR_ALWAYS_INLINE void store4(const dw_row *row, const mr_requant_dsp q[4], int32_t a0, int32_t a1,
-                                    int32_t a2, int32_t a3, int8_t *o)
+/* n input pixels (channels oc..oc + 3, c apart) minus the zero point (nz), extended into s. */
+static MR_CONV_NOINLINE void dw_extend(const int8_t *x, int32_t c, int32_t n, int32_t nz, int32_t *s)
 {
-    const int32_t zp = row->p->out_zp, lo = row->p->act_min, hi = row->p->act_max;
-    int32_t v0 = mr_requant_q(a0, &q[0]) + zp, v1 = mr_requant_q(a1, &q[1]) + zp;
-    int32_t v2 = mr_requant_q(a2, &q[2]) + zp, v3 = mr_requant_q(a3, &q[3]) + zp;
-    v0 = __ssat(v0, 8);
-    v1 = __ssat(v1, 8);
-    v2 = __ssat(v2, 8);
-    v3 = __ssat(v3, 8);
-    if (lo != -128 || hi != 127) {
-        v0 = MR_CLAMP(v0, lo, hi);
-        v1 = MR_CLAMP(v1, lo, hi);
-        v2 = MR_CLAMP(v2, lo, hi);
-        v3 = MR_CLAMP(v3, lo, hi);
+    for (; n > 0; --n, x += c, s += 2) {
+        const uint32_t v = mr_load_s8x4(x);
+        s[0] = mr_even_add(nz, v);
+        s[1] = mr_odd_add(nz, v);
     }
-    o[0] = (int8_t)v0;
-    o[1] = (int8_t)v1;
-    o[2] = (int8_t)v2;
-    o[3] = (int8_t)v3;
 }
 
-/*
- * Channels [oc, oc + 4) of every pixel of one output row (depth multiplier 1, DSP cores), the block's
- * requantization constants made once. A 3x3 window (no dilation) wholly inside the image starts from the
- * folded bias and takes its nine taps unrolled on raw inputs; any other window loops over its in-image taps,
- * starting from the bias and subtracting the zero point. (Border windows as nine unrolled taps with the
- * off-image ones reading the zero point measured slower on kws_ref_model.)
- */
-static MR_CONV_NOINLINE void dw_block_row(const dw_row *row, int32_t oc, int8_t *out)
+static void dw_zero(int32_t *s, int32_t n)
 {
-    const mr_conv2d_q_params *p = row->p;
-    const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c, xr = g->dil_h * g->in_w * c, xc = g->dil_w * c, wr = g->k_w * c;
-    const int32_t nz = mr_pack2(-p->in_zp), rows = row->fy1 - row->fy0;
-    const int8_t *xrow = row->image + (row->iy0 + row->fy0 * g->dil_h) * g->in_w * c + oc;
-    mr_requant_dsp q[4];
-    int32_t ox, j;
-    for (j = 0; j < 4; ++j) {
-        mr_requant_q_of(p->mult[oc + j], p->shift[oc + j], &q[j]);
+    for (; n > 0; --n, s += 2) {
+        s[0] = 0;
+        s[1] = 0;
     }
-    for (ox = 0; ox < g->out_w; ++ox, out += c) {
-        const int32_t ix0 = ox * g->stride_w - g->pad_left;
-        int32_t a0, a1, a2, a3;
-        if (ox >= row->ox_lo && ox < row->ox_hi) {
-            const int8_t *xp = xrow + ix0 * c, *wp = row->w + oc;
-            const int32_t *f = p->folded_bias + oc;
-            int32_t r;
-            a0 = f[0];
-            a1 = f[1];
-            a2 = f[2];
-            a3 = f[3];
-            for (r = 0; r < 3; ++r, xp += xr, wp += wr) {
-                DW_TAP_RAW(xp, wp);
-                DW_TAP_RAW(xp + c, wp + c);
-                DW_TAP_RAW(xp + 2 * c, wp + 2 * c);
-            }
-        } else {
-            int32_t fx0, fx1, r, t;
-            const int8_t *xp, *wp;
-            mr_conv_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &fx0, &fx1);
-            xp = xrow + (ix0 + fx0 * g->dil_w) * c;
-            wp = row->w + row->fy0 * wr + fx0 * c + oc;
-            a0 = a1 = a2 = a3 = 0;
-            if (row->bias) {
-                a0 = row->bias[oc];
-                a1 = row->bias[oc + 1];
-                a2 = row->bias[oc + 2];
-                a3 = row->bias[oc + 3];
-            }
-            for (r = 0; r < rows; ++r, xp += xr, wp += wr) {
-                const int8_t *xt = xp, *wt = wp;
-                for (t = fx0; t < fx1; ++t, xt += xc, wt += c) {
-                    DW_TAP(xt, wt, nz);
-                }
+}
+
+/* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. */
+static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x, int32_t row_bytes, int32_t count,
+                                           int8_t *out)
+{
+    int32_t a0, a1, a2, a3, t0, t1, t2, t3;
+#define DW_TAP(XO, WO)                                                                                         \
+    "ldrd %[t0], %[t1], [%[x], #" #XO "]\n\t"                                                                  \
+    "ldrd %[t2], %[t3], [%[h], #" #WO "]\n\t"                                                                  \
+    "smlabb %[a0], %[t0], %[t2], %[a0]\n\t"                                                                    \
+    "smlatt %[a2], %[t0], %[t2], %[a2]\n\t"                                                                    \
+    "smlabb %[a1], %[t1], %[t3], %[a1]\n\t"                                                                    \
+    "smlatt %[a3], %[t1], %[t3], %[a3]\n\t"
+#define DW_REQ(A, Q)                                                                                           \
+    "ldrd %[t2], %[t3], [%[h], #" #Q "]\n\t"                                                                   \
+    "and %[t0], %[" A "], #0x80000000\n\t"                                                                     \
+    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
+    "add %[t2], %[t2], %[" A "], asr #31\n\t"                                                                  \
+    "smlal %[t0], %[t2], %[" A "], %[t3]\n\t"                                                                  \
+    "ldr %[t3], [%[h], #" #Q " + 8]\n\t"                                                                       \
+    "asr %[t2], %[t2], %[t3]\n\t"                                                                              \
+    "ssat %[" A "], #8, %[t2]\n\t"
+    __asm__ volatile("1:\n\t"
+                     "ldrd %[a0], %[a1], [%[h]]\n\t"
+                     "ldrd %[a2], %[a3], [%[h], #8]\n\t"
+                     DW_TAP(0, 80) DW_TAP(8, 88) DW_TAP(16, 96)
+                     "add %[x], %[x], %[rb]\n\t"
+                     DW_TAP(0, 104) DW_TAP(8, 112) DW_TAP(16, 120)
+                     "add %[x], %[x], %[rb]\n\t"
+                     DW_TAP(0, 128) DW_TAP(8, 136) DW_TAP(16, 144)
+                     "sub %[x], %[x], %[rb], lsl #1\n\t"
+                     DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)
+                     "bfi %[a0], %[a1], #8, #8\n\t"
+                     "bfi %[a0], %[a2], #16, #8\n\t"
+                     "bfi %[a0], %[a3], #24, #8\n\t"
+                     "ldrd %[t2], %[t3], [%[h], #64]\n\t"
+                     "ssub8 %[t0], %[a0], %[t2]\n\t"
+                     "sel %[a0], %[a0], %[t2]\n\t"
+                     "ssub8 %[t0], %[a0], %[t3]\n\t"
+                     "sel %[a0], %[t3], %[a0]\n\t"
+                     "str %[a0], [%[o]]\n\t"
+                     "ldrd %[t2], %[t3], [%[h], #72]\n\t"
+                     "add %[x], %[x], %[t2]\n\t"
+                     "add %[o], %[o], %[t3]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),
+                       [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "+r"(x), [o] "+r"(out), [n] "+r"(count)
+                     : [h] "r"(h), [rb] "r"(row_bytes)
+                     : "cc", "memory");
+#undef DW_TAP
+#undef DW_REQ
+}
+
+/* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
+static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
+                      int32_t oc, int32_t count, int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    int32_t i, r, t, j;
+    for (i = 0; i < count; ++i, x += 2 * g->stride_w, out += g->out_c) {
+        int32_t acc[4] = {h->bias[0], h->bias[1], h->bias[2], h->bias[3]};
+        const int32_t *w = h->wx;
+        for (r = 0; r < g->k_h; ++r) {
+            const int32_t *xt = x + r * row_words;
+            for (t = 0; t < g->k_w; ++t, xt += 2 * g->dil_w, w += 2) {
+                acc[0] = __smlabb(xt[0], w[0], acc[0]);
+                acc[2] = __smlatt(xt[0], w[0], acc[2]);
+                acc[1] = __smlabb(xt[1], w[1], acc[1]);
+                acc[3] = __smlatt(xt[1], w[1], acc[3]);
             }
         }
-        store4(row, q, a0, a1, a2, a3, out + oc);
+        for (j = 0; j < 4; ++j) {
+            const int32_t v = mr_requant_raw(acc[j], p->mult[oc + j], p->shift[oc + j]) + p->out_zp;
+            out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
+        }
     }
 }
 
-/* A channel left over from the blocks of four, over one output row. */
-static void dw_channel_row(const dw_row *row, int32_t oc, int8_t *out)
+/* Channels [oc, oc + 4) of the output row whose filter row 0 reads input row iy0: the header, then chunk by
+ * chunk, the strip filled and its pixels computed. */
+static void dw_block_row(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w, const int32_t *bias,
+                         int32_t iy0, int32_t oc, int8_t *out, dw_header *h)
 {
-    const mr_conv2d_q_params *p = row->p;
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c;
-    dw_walk k;
-    int32_t ox;
-    k.x_row = g->dil_h * g->in_w * c;
-    k.x_col = g->dil_w * c;
-    k.w_row = g->k_w * c;
-    k.w_col = c;
-    k.zp = p->in_zp;
-    k.rows = row->fy1 - row->fy0;
-    for (ox = 0; ox < g->out_w; ++ox, out += c) {
+    const int32_t taps = g->k_h * g->k_w, c = g->in_c, nz = mr_pack2(-p->in_zp);
+    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
+    const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
+    int32_t *const strip = h->wx + 2 * taps;
+    int fast = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
+    int32_t j, ox, count, r;
+    for (j = 0; j < 4; ++j) {
+        h->bias[j] = bias == NULL ? 0 : bias[oc + j];
+        fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, &h->q[j]);
+    }
+    h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
+    h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
+    h->step = 8 * g->stride_w;
+    h->out_step = g->out_c;
+    for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
+        const uint32_t v = mr_load_s8x4(w);
+        h->wx[2 * j] = mr_even(v);
+        h->wx[2 * j + 1] = mr_odd(v);
+    }
+    image += oc;
+    for (ox = 0; ox < g->out_w; ox += count) {
+        const int32_t ix0 = ox * g->stride_w - g->pad_left;
+        int32_t span, lo, hi;
+        count = g->out_w - ox < MR_DW_CHUNK ? g->out_w - ox : MR_DW_CHUNK;
+        span = (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
+        lo = ix0 < 0 ? (-ix0 < span ? -ix0 : span) : 0; /* [lo, hi): the columns inside the image */
+        hi = g->in_w - ix0 < span ? g->in_w - ix0 : span;
+        hi = hi < lo ? lo : hi;
+        for (r = 0; r < g->k_h; ++r) {
+            const int32_t iy = iy0 + r * g->dil_h;
+            int32_t *s = strip + r * row_words;
+            if (iy < 0 || iy >= g->in_h) {
+                dw_zero(s, span);
+                continue;
+            }
+            dw_zero(s, lo);
+            dw_extend(image + (iy * g->in_w + ix0 + lo) * c, c, hi - lo, nz, s + 2 * lo);
+            dw_zero(s + 2 * hi, span - hi);
+        }
+        if (fast) {
+            dw_pixels_3x3(h, strip, 4 * row_words, count, out + ox * g->out_c + oc);
+        } else {
+            dw_pixels(p, h, strip, row_words, oc, count, out + ox * g->out_c + oc);
+        }
+    }
+}
+
+/* A channel left over from the blocks of four, over the output row whose filter row 0 reads input row iy0. */
+static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w, const int32_t *bias,
+                           int32_t iy0, int32_t oc, int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    dw_walk walk;
+    int32_t ox, fy0, fy1;
+    mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &fy0, &fy1);
+    walk.x_row = g->dil_h * g->in_w * g->in_c;
+    walk.x_col = g->dil_w * g->in_c;
+    walk.w_row = g->k_w * g->out_c;
+    walk.w_col = g->out_c;
+    walk.zp = p->in_zp;
+    walk.rows = fy1 - fy0;
+    for (ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
         int32_t fx0, fx1;
         mr_conv_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &fx0, &fx1);
-        k.cols = fx1 - fx0;
-        out[oc] = requantize_s8(p, mac_1(&k, row->image + ((row->iy0 + row->fy0 * g->dil_h) * g->in_w + ix0 +
-                                                           fx0 * g->dil_w) * c + oc,
-                                         row->w + row->fy0 * k.w_row + fx0 * c + oc,
-                                         row->bias ? row->bias[oc] : 0), oc);
+        walk.cols = fx1 - fx0;
+        out[oc] = requantize_s8(p, mac_1(&walk, image + ((iy0 + fy0 * g->dil_h) * g->in_w + ix0 +
+                                                         fx0 * g->dil_w) * g->in_c + oc,
+                                         w + fy0 * walk.w_row + fx0 * walk.w_col + oc, bias ? bias[oc] : 0), oc);
     }
 }
 
 /* Depth multiplier 1 on DSP cores: output row by output row, each row block of channels by block. */
 static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                     int8_t *out)
+                     int8_t *out, dw_header *h)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c, row_out = g->out_w * c;
-    const int fast = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1 && p->folded_bias != NULL;
-    dw_row row;
-    int32_t b, oy, oc, lo = 0, hi = 0;
-    if (fast) { /* ox * stride - pad_left >= 0 and ox * stride - pad_left + 2 < in_w */
-        lo = (g->pad_left + g->stride_w - 1) / g->stride_w;
-        hi = g->in_w - 3 + g->pad_left >= 0 ? (g->in_w - 3 + g->pad_left) / g->stride_w + 1 : 0;
-        hi = hi > g->out_w ? g->out_w : hi;
-    }
-    row.p = p;
-    row.w = w;
-    row.bias = bias;
+    const int32_t c = g->out_c, row_out = g->out_w * c, image = g->in_h * g->in_w * c;
+    int32_t b, oy, oc;
     for (b = 0; b < g->batches; ++b) {
-        row.image = in + b * g->in_h * g->in_w * c;
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
-            row.iy0 = oy * g->stride_h - g->pad_top;
-            mr_conv_tap_range(row.iy0, g->dil_h, g->k_h, g->in_h, &row.fy0, &row.fy1);
-            row.ox_lo = lo;
-            row.ox_hi = fast && row.fy0 == 0 && row.fy1 == 3 ? hi : lo;
+            const int32_t iy0 = oy * g->stride_h - g->pad_top;
             for (oc = 0; oc + 4 <= c; oc += 4) {
-                dw_block_row(&row, oc, out);
+                dw_block_row(p, in + b * image, w, bias, iy0, oc, out, h);
             }
             for (; oc < c; ++oc) {
-                dw_channel_row(&row, oc, out);
+                dw_channel_row(p, in + b * image, w, bias, iy0, oc, out);
             }
         }
     }
 }
 #endif /* MR_DSP */
+
+void mr_depthwise_conv2d_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                               int8_t *out, void *scratch)
+{
+#if MR_DSP
+    dw_s8_m1(p, in, w, bias, out, (dw_header *)scratch);
+#else
+    (void)scratch;
+    mr_depthwise_conv2d_s8(p, in, w, bias, out);
+#endif
+}
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)
@@ -337,12 +389,6 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
     k.x_col = s.tap_step;
     k.w_row = s.w_row_step;
     k.w_col = s.w_tap_step;
-#if MR_DSP
-    if (multiplier == 1) {
-        dw_s8_m1(p, in, w, bias, out);
-        return;
-    }
-#endif
     for (b = 0; b < g->batches; ++b) {
         const int8_t *image = in + b * s.image_size;
         for (oy = 0; oy < g->out_h; ++oy) {
@@ -359,7 +405,7 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
                 x = image + win.start;
                 wf = w + win.fy0 * s.w_row_step + win.fx0 * s.w_tap_step;
                 oc = 0;
-                if (multiplier == 1 || multiplier % 4 == 0) {
+                if (multiplier % 4 == 0 || (multiplier == 1 && !MR_DSP)) { /* DSP builds: m = 1 is the _m1 kernel */
                     for (; oc + 4 <= g->out_c; oc += 4) {
                         int32_t acc[4];
                         for (j = 0; j < 4; ++j) {

@@ -60,6 +60,15 @@ MODELS = {
     # depthwise, multiplier 2 (one channel at a time) and 4 (shared input), ReLU6
     "dw_m2": (depthwise_model, dict(input_shape=(1, 7, 6, 3), depth_multiplier=2, in_zp=4, seed=8)),
     "dw_m4": (depthwise_model, dict(input_shape=(1, 6, 7, 2), depth_multiplier=4, activation="RELU6", seed=9)),
+    # depthwise 3x3 from the strip over rows wider than one chunk (16 pixels): 37 and 19 output pixels a row,
+    # strides 1 and 2, the clamp of ReLU6 packed bytewise (SSUB8/SEL)
+    "dw3x3_wide_s1": (depthwise_model, dict(input_shape=(1, 4, 37, 8), in_zp=-128, out_zp=-128,
+                                            activation="RELU6", seed=27)),
+    "dw3x3_wide_s2": (depthwise_model, dict(input_shape=(1, 5, 38, 12), stride=(2, 2), in_zp=6, out_zp=2,
+                                            seed=28)),
+    # one input channel, depth multiplier 8 (person_detect's first layer): 4 outputs of one input channel
+    "dw_c1_m8": (depthwise_model, dict(input_shape=(1, 9, 10, 1), depth_multiplier=8, stride=(2, 2), in_zp=-1,
+                                       seed=29)),
     # fully connected: depth 37 (tail of 1), 9 units (2 blocks of 4 + 1 in C), 3 rows, per-channel
     "fc_odd": (fully_connected_model, dict(input_shape=(3, 37), units=9, per_channel=True, in_zp=4, out_zp=-2,
                                            seed=10)),

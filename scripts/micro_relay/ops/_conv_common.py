@@ -211,10 +211,11 @@ def float_finish(acc: np.ndarray, bias, p: dict, always_add_bias: bool) -> np.nd
     return apply_clamp(acc, p["act_min"], p["act_max"], np.float32)
 
 
-def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = None, scratch: bool = False) -> str:
+def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = None, scratch: bool = False,
+              suffix: str = "") -> str:
     """The kernel call with its constant parameter struct (mr_conv2d_q_params or mr_conv2d_f32_params).
     scratch: pass the node's planned arena scratch as the last argument. A nonzero p["scratch_bytes"] goes into
-    the struct's scratch_bytes field."""
+    the struct's scratch_bytes field. suffix: after the kind, for a kernel specialized on a constant shape."""
     fields = {"geo": p["geometry"].c_initializer()}
     if p["kind"] == "f32":
         fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
@@ -232,7 +233,7 @@ def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = No
             ctx.tensor(bias) if bias_expr is None else bias_expr, ctx.tensor(node.outputs[0])]
     if scratch:
         args.append(ctx.scratch())
-    return f"{kernel_prefix}_{p['kind']}{'_wide' if p['wide'] else ''}({', '.join(args)});"
+    return f"{kernel_prefix}_{p['kind']}{'_wide' if p['wide'] else ''}{suffix}({', '.join(args)});"
 
 
 def prepare_convolution(graph, node, g, channel_axis: int) -> tuple[dict, DType | None]:

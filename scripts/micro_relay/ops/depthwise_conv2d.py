@@ -10,7 +10,8 @@ f * (q - in_zp) in int32 over in-image taps; int16x8 uses no zero points and alw
 
 The int8 kernel (crt/src/mr_depthwise_conv2d.c) works in blocks of four output channels, picked from the
 depth multiplier in the parameter struct (1, or a multiple of 4); prepare folds bias - in_zp * sum(w) per
-channel when the weights are constant and refuses what the kernel's exactness relies on.
+channel when the weights are constant and refuses what the kernel's exactness relies on. On DSP cores depth
+multiplier 1 reads a zero-padded, sign-extended strip of the input from arena scratch (dsp_scratch_bytes).
 """
 
 from __future__ import annotations
@@ -23,6 +24,24 @@ from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
                            float_finish, folded_bias, Geometry, inputs3, inside_image, prepare_convolution,
                            requantize, window_attrs, window_overlap_delta, windowed_size, windows)
+
+
+# Output pixels per strip fill of the DSP path (MR_DW_CHUNK in crt/src/mr_depthwise_conv2d.c).
+DSP_CHUNK = 16
+
+
+# Bytes of the block header before the extended weights (dw_header in crt/src/mr_depthwise_conv2d.c).
+DSP_HEADER = 80
+
+
+def dsp_scratch_bytes(g: Geometry) -> int:
+    """Arena scratch of mr_depthwise_conv2d_s8's DSP path (depth multiplier 1): the block header, the block's
+    k_h * k_w taps of extended weights, then k_h filter rows of one chunk's input columns, two words (four
+    int16 channels) each."""
+    if g.filter_c != 1:
+        return 0
+    span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
+    return DSP_HEADER + 8 * g.k_h * (g.k_w + span)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -102,5 +121,32 @@ class DepthwiseConv2D(OpDef):
         g = _geometry(graph, node)
         return g.batches * g.out_h * g.out_w * g.out_c * g.k_h * g.k_w
 
+    def kernel_path(self, graph, node, p):
+        g: Geometry = p["geometry"]
+        if p["kind"] != "s8":
+            return {}
+        if g.filter_c != 1:
+            walk = ("window walk, 4 outputs of one input channel a pass" if g.filter_c % 4 == 0
+                    else "window walk, one channel at a time")
+            return {"dsp": walk, "portable": walk}
+        unrolled = g.k_h == 3 and g.k_w == 3 and g.dil_h == 1 and g.dil_w == 1
+        tail = f", {g.out_c % 4} channel(s) by the window walk" if g.out_c % 4 else ""
+        # mr_requant_zp_of: the assembly's five-instruction requantization needs mult >= 0, shift in [-21, -2]
+        fits = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
+        slow = sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
+        compute = "3x3 in assembly" if unrolled else "C tap loop"
+        if unrolled and slow:
+            compute += f" ({slow} block(s) by the C tap loop: a shift outside [-21, -2])"
+        return {"dsp": f"zero-padded int16 strip in scratch, blocks of 4 channels, {compute}{tail}",
+                "portable": "window walk, blocks of 4 channels (windows inside the image from the folded bias)"}
+
+    def scratch_bytes(self, graph, node, params):
+        """int8: the DSP path's strip (dsp_scratch_bytes); the other kernels need none."""
+        return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
+
     def emit(self, ctx, node, p):
-        return emit_call(ctx, node, p, "mr_depthwise_conv2d")
+        nbytes = dsp_scratch_bytes(p["geometry"]) if p["kind"] == "s8" else 0
+        if not nbytes:
+            return emit_call(ctx, node, p, "mr_depthwise_conv2d")
+        return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
+                         suffix="_m1")
