@@ -64,6 +64,11 @@ class OpDef:
         """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
         return 0
 
+    def kernel_path(self, graph: Graph, node: Node, params: dict) -> dict[str, str]:
+        """The loop structure the kernel takes for this node's constant shapes, for the plan report: "dsp" on
+        cores with the DSP extension and "portable" elsewhere (empty: the op has one simple loop)."""
+        return {}
+
     def overlap_delta(self, graph: Graph, node: Node, params: dict) -> int | None:
         """Lagged in-place: the largest offset(output) - offset(input 0), in bytes (negative: the output starts
         below its input), at which the kernel's writes never reach input bytes it has still to read, so the

@@ -154,6 +154,21 @@ class Conv2D(OpDef):
         """int8: the windows the DSP path gathers (dsp_scratch_bytes); the other kernels need none."""
         return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
 
+    def kernel_path(self, graph, node, p):
+        g: Geometry = p["geometry"]
+        if p["kind"] != "s8":
+            return {}
+        n = g.k_h * g.k_w * g.filter_c
+        pairs = dsp_scratch_bytes(g) // (16 * ((n + 3) // 4))
+        if is_pointwise(g):
+            return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {2 * pairs} "
+                           f"pixels a tile, 2 pixels x 2 channels a block (SMLAD)",
+                    "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
+        staged = "" if g.filter_c % 4 == 0 else ", staged as int8 first"
+        return {"dsp": f"im2col: {n}-value windows extended to int16 in scratch{staged}, {2 * pairs} pixels a tile, "
+                       f"2 pixels x 2 channels a block (SMLAD)",
+                "portable": "window walk, 4 channels a pass, window clipped to the image once"}
+
     def emit(self, ctx, node, p):
         if p["kind"] != "s8":
             return emit_call(ctx, node, p, "mr_conv2d")

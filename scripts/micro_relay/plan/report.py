@@ -7,7 +7,7 @@
 - every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
   the delta, offset(output) - offset(input) and the bytes they actually share (0 when placed apart);
 - which order and planner won, and what every candidate order gave;
-- per node its op and MAC count.
+- per node its op, MAC count and the kernel's loop structure for its shapes (OpDef.kernel_path).
 """
 
 from __future__ import annotations
@@ -39,10 +39,12 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
     total_macs = 0
     for index, node_index in enumerate(plan.order):
         node = graph.nodes[node_index]
-        macs = get_op(node.op).macs(graph, node)
+        op = get_op(node.op)
+        macs = op.macs(graph, node)
         total_macs += macs
+        path = op.kernel_path(graph, node, op.prepare(graph, node))
         nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
-                      "output": node.outputs[0], "macs": macs})
+                      "output": node.outputs[0], "macs": macs, **({"kernel": path} if path else {})})
     overlaps = []
     for out, inp, delta in overlap_pairs(list(plan.buffers)):
         at_out, at_in = plan.offsets[out.name], plan.offsets[inp.name]
