@@ -121,4 +121,3 @@ def @main(%x: Tensor[(1, 4), float32]) -> (%y) {{
     np.testing.assert_array_equal(weight, expected)
     x = np.array([[1, 2, 3, 4]], np.float32)
     np.testing.assert_allclose(run(result, [x])[0], x @ expected.T, rtol=1e-6)
-
