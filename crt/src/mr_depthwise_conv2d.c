@@ -144,48 +144,93 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
 /*
  * Depth multiplier 1 on DSP cores: batch > output row > block of 4 channels > chunk of at most MR_DW_CHUNK
  * output pixels > pixel, so all of row oy is written before row oy + 1 (the order ops/_overlap.py relies on).
- * Per (row, block) the block's header is written to the arena scratch: its biases, its requantization
- * constants (mr_requant_zp), the clamp as four bytes each, and its k_h * k_w taps of weights sign-extended
- * into channel pairs (0, 2) and (1, 3) (SXTB16). Per chunk, the input columns its windows read, k_h filter
- * rows of them, follow in the scratch minus the zero point and extended the same way (SXTAB16), zeros where
- * a tap falls off the image. Every pixel then takes its taps with no border case: two LDRDs and four 16x16
- * multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones), requantization with the
- * output zero point folded in (five instructions), SSAT, the four bytes packed (BFI), clamped bytewise
- * (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly routine (dw_pixels_3x3);
- * other windows, and blocks whose channels mr_requant_zp does not cover, take the C loop (dw_pixels).
- * Channels left over from the blocks of four go one at a time through the window walk (mac_1).
- * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): the DW_HEADER-byte header, the k_h * k_w taps of
- * extended weights (2 words each), then k_h rows of span pixels (2 words each), span = (MR_DW_CHUNK - 1) *
- * stride_w + (k_w - 1) * dil_w + 1 at most.
+ * Once per call every block's header goes to the arena scratch: its biases, its requantization constants
+ * (mr_requant_zp) and whether they cover all four channels, the clamp as four bytes each, and its k_h * k_w
+ * taps of weights sign-extended into channel pairs (0, 2) and (1, 3) (SXTB16). Per (row, block, chunk), the
+ * input columns the chunk's windows read, k_h filter rows of them, go to the strip after the headers, minus the
+ * zero point and extended the same way (SXTAB16, dw_strip_row), zeros where a tap falls off the image. Every
+ * pixel then takes its taps with no border case: two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for
+ * the bottom lanes, SMLATT for the top ones), requantization with the output zero point folded in (five
+ * instructions), SSAT, the four bytes packed (BFI), clamped bytewise (SSUB8 + SEL) and stored as one word.
+ * 3x3 windows without dilation run in one assembly routine (dw_pixels_3x3); other windows, and blocks whose
+ * channels mr_requant_zp does not cover, take the C loop (dw_pixels). Channels left over from the blocks of
+ * four go one at a time through the window walk (mac_1).
+ * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
+ * taps of extended weights (2 words each), then k_h rows of span pixels (2 words each), span = (MR_DW_CHUNK - 1)
+ * * stride_w + (k_w - 1) * dil_w + 1 at most.
  */
 #define MR_DW_CHUNK 16
 
-/* The block header at the start of the scratch, at the offsets dw_pixels_3x3 reads. */
+/* A block's header in the scratch, at the offsets dw_pixels_3x3 reads. */
 typedef struct {
     int32_t bias[4];    /* 0 */
     mr_requant_zp q[4]; /* 16 */
     uint32_t lo4, hi4;  /* 64: act_min and act_max in every byte */
     int32_t step;       /* 72: strip bytes from one pixel to the next (8 * stride_w) */
     int32_t out_step;   /* 76: output bytes from one pixel to the next (out_c) */
-    int32_t wx[];       /* 80: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
+    int32_t fast;       /* 80: q holds all four channels' constants (mr_requant_zp_of) */
+    int32_t unused;     /* 84: keeps wx 8-byte aligned */
+    int32_t wx[];       /* 88: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
 } dw_header;
 
-/* n input pixels (channels oc..oc + 3, c apart) minus the zero point (nz), extended into s. */
-static MR_CONV_NOINLINE void dw_extend(const int8_t *x, int32_t c, int32_t n, int32_t nz, int32_t *s)
+/* The header of the block of channels [oc, oc + 4). */
+static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const int32_t *bias, int32_t oc,
+                            dw_header *h)
 {
-    for (; n > 0; --n, x += c, s += 2) {
-        const uint32_t v = mr_load_s8x4(x);
-        s[0] = mr_even_add(nz, v);
-        s[1] = mr_odd_add(nz, v);
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t taps = g->k_h * g->k_w;
+    int32_t j;
+    h->fast = 1;
+    for (j = 0; j < 4; ++j) {
+        h->bias[j] = bias == NULL ? 0 : bias[oc + j];
+        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, &h->q[j]);
+    }
+    h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
+    h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
+    h->step = 8 * g->stride_w;
+    h->out_step = g->out_c;
+    for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
+        const uint32_t v = mr_load_s8x4(w);
+        h->wx[2 * j] = mr_even(v);
+        h->wx[2 * j + 1] = mr_odd(v);
     }
 }
 
-static void dw_zero(int32_t *s, int32_t n)
+/* One strip row: cols[0] zero pixels, cols[1] pixels read c bytes apart from x, minus the zero point (nz in both
+ * halves) and extended, then cols[2] zero pixels. */
+static MR_CONV_NOINLINE void dw_strip_row(int32_t *s, const int8_t *x, int32_t c, const int32_t cols[3], int32_t nz)
 {
-    for (; n > 0; --n, s += 2) {
-        s[0] = 0;
-        s[1] = 0;
-    }
+    int32_t lo = cols[0], n = cols[1], zr = cols[2], t, e, o;
+    __asm__ volatile("movs %[e], #0\n\t"
+                     "movs %[o], #0\n\t"
+                     "cbz %[lo], 2f\n\t"
+                     "1:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[lo], %[lo], #1\n\t"
+                     "bne 1b\n\t"
+                     "2:\n\t"
+                     "cbz %[n], 4f\n\t"
+                     "3:\n\t"
+                     "ldr %[t], [%[x]]\n\t"
+                     "add %[x], %[x], %[c]\n\t"
+                     "sxtab16 %[e], %[nz], %[t]\n\t"
+                     "sxtab16 %[o], %[nz], %[t], ror #8\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 3b\n\t"
+                     "movs %[e], #0\n\t"
+                     "movs %[o], #0\n\t"
+                     "4:\n\t"
+                     "cbz %[zr], 6f\n\t"
+                     "5:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[zr], %[zr], #1\n\t"
+                     "bne 5b\n\t"
+                     "6:"
+                     : [s] "+l"(s), [x] "+r"(x), [lo] "+l"(lo), [n] "+l"(n), [zr] "+l"(zr), [t] "=&r"(t),
+                       [e] "=&r"(e), [o] "=&r"(o)
+                     : [c] "r"(c), [nz] "r"(nz)
+                     : "cc", "memory");
 }
 
 /* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. */
@@ -212,11 +257,11 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
     __asm__ volatile("1:\n\t"
                      "ldrd %[a0], %[a1], [%[h]]\n\t"
                      "ldrd %[a2], %[a3], [%[h], #8]\n\t"
-                     DW_TAP(0, 80) DW_TAP(8, 88) DW_TAP(16, 96)
+                     DW_TAP(0, 88) DW_TAP(8, 96) DW_TAP(16, 104)
                      "add %[x], %[x], %[rb]\n\t"
-                     DW_TAP(0, 104) DW_TAP(8, 112) DW_TAP(16, 120)
+                     DW_TAP(0, 112) DW_TAP(8, 120) DW_TAP(16, 128)
                      "add %[x], %[x], %[rb]\n\t"
-                     DW_TAP(0, 128) DW_TAP(8, 136) DW_TAP(16, 144)
+                     DW_TAP(0, 136) DW_TAP(8, 144) DW_TAP(16, 152)
                      "sub %[x], %[x], %[rb], lsl #1\n\t"
                      DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)
                      "bfi %[a0], %[a1], #8, #8\n\t"
@@ -266,35 +311,21 @@ static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int
     }
 }
 
-/* Channels [oc, oc + 4) of the output row whose filter row 0 reads input row iy0: the header, then chunk by
- * chunk, the strip filled and its pixels computed. */
-static void dw_block_row(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w, const int32_t *bias,
-                         int32_t iy0, int32_t oc, int8_t *out, dw_header *h)
+/* Channels [oc, oc + 4) of the output row whose filter row 0 reads input row iy0, chunk by chunk: the strip
+ * filled, then its pixels computed. */
+static void dw_block_row(const mr_conv2d_q_params *p, const int8_t *image, int32_t iy0, int32_t oc, int8_t *out,
+                         const dw_header *h, int32_t *strip)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t taps = g->k_h * g->k_w, c = g->in_c, nz = mr_pack2(-p->in_zp);
+    const int32_t c = g->in_c, nz = mr_pack2(-p->in_zp);
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
-    int32_t *const strip = h->wx + 2 * taps;
-    int fast = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
-    int32_t j, ox, count, r;
-    for (j = 0; j < 4; ++j) {
-        h->bias[j] = bias == NULL ? 0 : bias[oc + j];
-        fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, &h->q[j]);
-    }
-    h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
-    h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
-    h->step = 8 * g->stride_w;
-    h->out_step = g->out_c;
-    for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
-        const uint32_t v = mr_load_s8x4(w);
-        h->wx[2 * j] = mr_even(v);
-        h->wx[2 * j + 1] = mr_odd(v);
-    }
+    const int fast = h->fast && g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
+    int32_t ox, count, r;
     image += oc;
     for (ox = 0; ox < g->out_w; ox += count) {
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
-        int32_t span, lo, hi;
+        int32_t span, lo, hi, cols[3];
         count = g->out_w - ox < MR_DW_CHUNK ? g->out_w - ox : MR_DW_CHUNK;
         span = (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
         lo = ix0 < 0 ? (-ix0 < span ? -ix0 : span) : 0; /* [lo, hi): the columns inside the image */
@@ -302,14 +333,11 @@ static void dw_block_row(const mr_conv2d_q_params *p, const int8_t *image, const
         hi = hi < lo ? lo : hi;
         for (r = 0; r < g->k_h; ++r) {
             const int32_t iy = iy0 + r * g->dil_h;
-            int32_t *s = strip + r * row_words;
-            if (iy < 0 || iy >= g->in_h) {
-                dw_zero(s, span);
-                continue;
-            }
-            dw_zero(s, lo);
-            dw_extend(image + (iy * g->in_w + ix0 + lo) * c, c, hi - lo, nz, s + 2 * lo);
-            dw_zero(s + 2 * hi, span - hi);
+            const int inside = iy >= 0 && iy < g->in_h;
+            cols[0] = inside ? lo : span;
+            cols[1] = inside ? hi - lo : 0;
+            cols[2] = inside ? span - hi : 0;
+            dw_strip_row(strip + r * row_words, inside ? image + (iy * g->in_w + ix0 + lo) * c : image, c, cols, nz);
         }
         if (fast) {
             dw_pixels_3x3(h, strip, 4 * row_words, count, out + ox * g->out_c + oc);
@@ -344,20 +372,26 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
     }
 }
 
-/* Depth multiplier 1 on DSP cores: output row by output row, each row block of channels by block. */
+/* Depth multiplier 1 on DSP cores: the block headers, then output row by output row, block by block. */
 static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                     int8_t *out, dw_header *h)
+                     int8_t *out, int32_t *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->out_c, row_out = g->out_w * c, image = g->in_h * g->in_w * c;
+    const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w, blocks = c / 4;
+    int32_t *const strip = scratch + blocks * header_words;
     int32_t b, oy, oc;
+    for (oc = 0; oc < blocks; ++oc) {
+        dw_block_header(p, w, bias, 4 * oc, (dw_header *)(scratch + oc * header_words));
+    }
     for (b = 0; b < g->batches; ++b) {
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
-            for (oc = 0; oc + 4 <= c; oc += 4) {
-                dw_block_row(p, in + b * image, w, bias, iy0, oc, out, h);
+            for (oc = 0; oc < blocks; ++oc) {
+                dw_block_row(p, in + b * image, iy0, 4 * oc, out, (const dw_header *)(scratch + oc * header_words),
+                             strip);
             }
-            for (; oc < c; ++oc) {
+            for (oc = 4 * blocks; oc < c; ++oc) {
                 dw_channel_row(p, in + b * image, w, bias, iy0, oc, out);
             }
         }
@@ -369,7 +403,7 @@ void mr_depthwise_conv2d_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, co
                                int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_m1(p, in, w, bias, out, (dw_header *)scratch);
+    dw_s8_m1(p, in, w, bias, out, (int32_t *)scratch);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);

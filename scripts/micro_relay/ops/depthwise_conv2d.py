@@ -30,18 +30,18 @@ from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, c
 DSP_CHUNK = 16
 
 
-# Bytes of the block header before the extended weights (dw_header in crt/src/mr_depthwise_conv2d.c).
-DSP_HEADER = 80
+# Bytes of a block header before its extended weights (dw_header in crt/src/mr_depthwise_conv2d.c).
+DSP_HEADER = 88
 
 
 def dsp_scratch_bytes(g: Geometry) -> int:
-    """Arena scratch of mr_depthwise_conv2d_s8's DSP path (depth multiplier 1): the block header, the block's
-    k_h * k_w taps of extended weights, then k_h filter rows of one chunk's input columns, two words (four
-    int16 channels) each."""
+    """Arena scratch of mr_depthwise_conv2d_s8_m1's DSP path (depth multiplier 1): one header per block of 4
+    channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), then k_h filter
+    rows of one chunk's input columns, two words (four int16 channels) each."""
     if g.filter_c != 1:
         return 0
     span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
-    return DSP_HEADER + 8 * g.k_h * (g.k_w + span)
+    return g.out_c // 4 * (DSP_HEADER + 8 * g.k_h * g.k_w) + 8 * g.k_h * span
 
 
 def _geometry(graph, node) -> Geometry:
