@@ -196,41 +196,75 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
     }
 }
 
-/* One strip row: cols[0] zero pixels, cols[1] pixels read c bytes apart from x, minus the zero point (nz in both
- * halves) and extended, then cols[2] zero pixels. */
-static MR_CONV_NOINLINE void dw_strip_row(int32_t *s, const int8_t *x, int32_t c, const int32_t cols[3], int32_t nz)
+/* One chunk of an output row: how dw_strip fills its strip rows (at the offsets its assembly reads), and where
+ * its pixels read and write. The same for every row and block, so made once per call. */
+typedef struct {
+    int32_t lo;     /* 0: zero pixels before the image's first column */
+    int32_t n;      /* 4: pixels read from the image */
+    int32_t zr;     /* 8: zero pixels after its last column */
+    int32_t c;      /* 12: input bytes from one pixel to the next */
+    int32_t nz;     /* 16: -zero point in both halves */
+    int32_t x_skip; /* 20: input bytes from the end of a row's pixels to the next row's first */
+    int32_t s_skip; /* 24: strip bytes from the end of a row to the next row */
+    int32_t x_off;  /* input offset of the first in-image column within an input row */
+    int32_t count;  /* output pixels */
+    int32_t out_off; /* output offset of the first pixel within an output row */
+} dw_chunk;
+
+/* rows >= 1 strip rows from x: per row lo zero pixels, n pixels read c bytes apart minus the zero point and
+ * extended (channels 0, 2 | 1, 3), zr zero pixels; 7 instructions a pixel. */
+static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chunk *j, int32_t rows)
 {
-    int32_t lo = cols[0], n = cols[1], zr = cols[2], t, e, o;
-    __asm__ volatile("movs %[e], #0\n\t"
+    int32_t k, t, e, o, c, nz;
+    __asm__ volatile("ldr %[c], [%[j], #12]\n\t"
+                     "ldr %[nz], [%[j], #16]\n\t"
+                     "0:\n\t"
+                     "movs %[e], #0\n\t"
                      "movs %[o], #0\n\t"
-                     "cbz %[lo], 2f\n\t"
+                     "ldr %[k], [%[j]]\n\t"
+                     "cbz %[k], 2f\n\t"
                      "1:\n\t"
                      "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[lo], %[lo], #1\n\t"
+                     "subs %[k], %[k], #1\n\t"
                      "bne 1b\n\t"
                      "2:\n\t"
-                     "cbz %[n], 4f\n\t"
+                     "ldr %[k], [%[j], #4]\n\t"
+                     "cbz %[k], 4f\n\t"
                      "3:\n\t"
                      "ldr %[t], [%[x]]\n\t"
                      "add %[x], %[x], %[c]\n\t"
                      "sxtab16 %[e], %[nz], %[t]\n\t"
                      "sxtab16 %[o], %[nz], %[t], ror #8\n\t"
                      "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[n], %[n], #1\n\t"
+                     "subs %[k], %[k], #1\n\t"
                      "bne 3b\n\t"
                      "movs %[e], #0\n\t"
                      "movs %[o], #0\n\t"
                      "4:\n\t"
-                     "cbz %[zr], 6f\n\t"
+                     "ldr %[k], [%[j], #8]\n\t"
+                     "cbz %[k], 6f\n\t"
                      "5:\n\t"
                      "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[zr], %[zr], #1\n\t"
+                     "subs %[k], %[k], #1\n\t"
                      "bne 5b\n\t"
-                     "6:"
-                     : [s] "+l"(s), [x] "+r"(x), [lo] "+l"(lo), [n] "+l"(n), [zr] "+l"(zr), [t] "=&r"(t),
-                       [e] "=&r"(e), [o] "=&r"(o)
-                     : [c] "r"(c), [nz] "r"(nz)
+                     "6:\n\t"
+                     "ldrd %[t], %[e], [%[j], #20]\n\t"
+                     "add %[x], %[x], %[t]\n\t"
+                     "add %[s], %[s], %[e]\n\t"
+                     "subs %[rows], %[rows], #1\n\t"
+                     "bne 0b"
+                     : [s] "+r"(s), [x] "+r"(x), [rows] "+r"(rows), [k] "=&l"(k), [t] "=&r"(t), [e] "=&r"(e),
+                       [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz)
+                     : [j] "r"(j)
                      : "cc", "memory");
+}
+
+static void dw_zero(int32_t *s, int32_t n)
+{
+    for (; n > 0; --n, s += 2) {
+        s[0] = 0;
+        s[1] = 0;
+    }
 }
 
 /* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. */
@@ -311,40 +345,31 @@ static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int
     }
 }
 
-/* Channels [oc, oc + 4) of the output row whose filter row 0 reads input row iy0, chunk by chunk: the strip
- * filled, then its pixels computed. */
-static void dw_block_row(const mr_conv2d_q_params *p, const int8_t *image, int32_t iy0, int32_t oc, int8_t *out,
-                         const dw_header *h, int32_t *strip)
+/* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most, s_skip aside); returns their count. */
+static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->in_c, nz = mr_pack2(-p->in_zp);
-    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
-    const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
-    const int fast = h->fast && g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
-    int32_t ox, count, r;
-    image += oc;
-    for (ox = 0; ox < g->out_w; ox += count) {
+    const int32_t c = g->in_c;
+    int32_t ox, k;
+    for (ox = 0, k = 0; ox < g->out_w; ox += chunks[k++].count) {
+        dw_chunk *ch = &chunks[k];
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
-        int32_t span, lo, hi, cols[3];
-        count = g->out_w - ox < MR_DW_CHUNK ? g->out_w - ox : MR_DW_CHUNK;
-        span = (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
-        lo = ix0 < 0 ? (-ix0 < span ? -ix0 : span) : 0; /* [lo, hi): the columns inside the image */
-        hi = g->in_w - ix0 < span ? g->in_w - ix0 : span;
+        const int32_t count = g->out_w - ox < MR_DW_CHUNK ? g->out_w - ox : MR_DW_CHUNK;
+        const int32_t span = (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
+        int32_t lo = ix0 < 0 ? (-ix0 < span ? -ix0 : span) : 0; /* [lo, hi): the columns inside the image */
+        int32_t hi = g->in_w - ix0 < span ? g->in_w - ix0 : span;
         hi = hi < lo ? lo : hi;
-        for (r = 0; r < g->k_h; ++r) {
-            const int32_t iy = iy0 + r * g->dil_h;
-            const int inside = iy >= 0 && iy < g->in_h;
-            cols[0] = inside ? lo : span;
-            cols[1] = inside ? hi - lo : 0;
-            cols[2] = inside ? span - hi : 0;
-            dw_strip_row(strip + r * row_words, inside ? image + (iy * g->in_w + ix0 + lo) * c : image, c, cols, nz);
-        }
-        if (fast) {
-            dw_pixels_3x3(h, strip, 4 * row_words, count, out + ox * g->out_c + oc);
-        } else {
-            dw_pixels(p, h, strip, row_words, oc, count, out + ox * g->out_c + oc);
-        }
+        ch->lo = lo;
+        ch->n = hi - lo;
+        ch->zr = span - hi;
+        ch->c = c;
+        ch->nz = mr_pack2(-p->in_zp);
+        ch->x_skip = g->dil_h * g->in_w * c - ch->n * c;
+        ch->x_off = (ix0 + lo) * c;
+        ch->count = count;
+        ch->out_off = ox * g->out_c;
     }
+    return k;
 }
 
 /* A channel left over from the blocks of four, over the output row whose filter row 0 reads input row iy0. */
@@ -372,27 +397,53 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
     }
 }
 
-/* Depth multiplier 1 on DSP cores: the block headers, then output row by output row, block by block. */
+/* Depth multiplier 1 on DSP cores: the block headers and the chunks, then output row by output row, block by
+ * block, chunk by chunk. */
 static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                      int8_t *out, int32_t *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c, row_out = g->out_w * c, image = g->in_h * g->in_w * c;
-    const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w, blocks = c / 4;
-    int32_t *const strip = scratch + blocks * header_words;
-    int32_t b, oy, oc;
+    const int32_t c = g->out_c, row_out = g->out_w * c, row_in = g->in_w * c, blocks = c / 4;
+    const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
+    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
+    const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
+    const int is3x3 = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
+    dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
+    const int32_t n_chunks = dw_chunks(p, chunks);
+    int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
+    int32_t b, oy, k, oc, r0, r1;
+    for (k = 0; k < n_chunks; ++k) {
+        chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
+    }
     for (oc = 0; oc < blocks; ++oc) {
         dw_block_header(p, w, bias, 4 * oc, (dw_header *)(scratch + oc * header_words));
     }
     for (b = 0; b < g->batches; ++b) {
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            const int8_t *x = in + b * g->in_h * row_in;
+            mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &r0, &r1); /* the filter rows inside the image */
+            r0 = r0 < g->k_h ? r0 : g->k_h;
+            r1 = r1 < g->k_h ? r1 : g->k_h;
+            x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
+            dw_zero(strip, r0 * row_words / 2); /* the rows off the image: no block or chunk writes them */
+            dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
             for (oc = 0; oc < blocks; ++oc) {
-                dw_block_row(p, in + b * image, iy0, 4 * oc, out, (const dw_header *)(scratch + oc * header_words),
-                             strip);
+                const dw_header *h = (const dw_header *)(scratch + oc * header_words);
+                for (k = 0; k < n_chunks; ++k) {
+                    const dw_chunk *ch = &chunks[k];
+                    if (r1 > r0) {
+                        dw_strip(strip + r0 * row_words, x + 4 * oc + ch->x_off, ch, r1 - r0);
+                    }
+                    if (is3x3 && h->fast) {
+                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, out + 4 * oc + ch->out_off);
+                    } else {
+                        dw_pixels(p, h, strip, row_words, 4 * oc, ch->count, out + 4 * oc + ch->out_off);
+                    }
+                }
             }
             for (oc = 4 * blocks; oc < c; ++oc) {
-                dw_channel_row(p, in + b * image, w, bias, iy0, oc, out);
+                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, oc, out);
             }
         }
     }

@@ -24,6 +24,7 @@ from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
                            float_finish, folded_bias, Geometry, inputs3, inside_image, prepare_convolution,
                            requantize, window_attrs, window_overlap_delta, windowed_size, windows)
+from . import _cmsis_nn
 
 
 # Output pixels per strip fill of the DSP path (MR_DW_CHUNK in crt/src/mr_depthwise_conv2d.c).
@@ -33,15 +34,21 @@ DSP_CHUNK = 16
 # Bytes of a block header before its extended weights (dw_header in crt/src/mr_depthwise_conv2d.c).
 DSP_HEADER = 88
 
+# Bytes of a chunk's description (dw_chunk in crt/src/mr_depthwise_conv2d.c).
+DSP_CHUNK_BYTES = 40
+
 
 def dsp_scratch_bytes(g: Geometry) -> int:
     """Arena scratch of mr_depthwise_conv2d_s8_m1's DSP path (depth multiplier 1): one header per block of 4
-    channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), then k_h filter
-    rows of one chunk's input columns, two words (four int16 channels) each."""
+    channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), the chunks of an
+    output row (DSP_CHUNK_BYTES each, an even count), then k_h filter rows of one chunk's input columns, two
+    words (four int16 channels) each."""
     if g.filter_c != 1:
         return 0
     span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
-    return g.out_c // 4 * (DSP_HEADER + 8 * g.k_h * g.k_w) + 8 * g.k_h * span
+    chunks = -(-g.out_w // DSP_CHUNK)
+    return (g.out_c // 4 * (DSP_HEADER + 8 * g.k_h * g.k_w) + DSP_CHUNK_BYTES * (chunks + chunks % 2)
+            + 8 * g.k_h * span)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -114,7 +121,9 @@ class DepthwiseConv2D(OpDef):
         return [requantize(acc, bias, p, data.dtype)]
 
     def overlap_delta(self, graph, node, p):
-        """Every path walks output rows in order (ops/_overlap.py)."""
+        """Every path walks output rows in order (ops/_overlap.py); None on CMSIS-NN (ops/_cmsis_nn.py)."""
+        if _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return None
         return window_overlap_delta(p["geometry"], graph.type_of(node.inputs[0]).dtype.itemsize)
 
     def macs(self, graph, node):
@@ -122,6 +131,8 @@ class DepthwiseConv2D(OpDef):
         return g.batches * g.out_h * g.out_w * g.out_c * g.k_h * g.k_w
 
     def kernel_path(self, graph, node, p):
+        if _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return _cmsis_nn.kernel_path(node, p)
         g: Geometry = p["geometry"]
         if p["kind"] != "s8":
             return {}
@@ -141,10 +152,15 @@ class DepthwiseConv2D(OpDef):
                 "portable": "window walk, blocks of 4 channels (windows inside the image from the folded bias)"}
 
     def scratch_bytes(self, graph, node, params):
-        """int8: the DSP path's strip (dsp_scratch_bytes); the other kernels need none."""
+        """int8: the DSP path's strip (dsp_scratch_bytes), or CMSIS-NN's buffer on that backend; the other
+        kernels need none."""
+        if _cmsis_nn.uses_cmsis_nn(graph, node, params):
+            return _cmsis_nn.buffer_bytes(node, params)
         return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
 
     def emit(self, ctx, node, p):
+        if _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p):
+            return _cmsis_nn.emit_convolution(ctx, node, p)
         nbytes = dsp_scratch_bytes(p["geometry"]) if p["kind"] == "s8" else 0
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
