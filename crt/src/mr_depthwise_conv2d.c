@@ -8,7 +8,8 @@
  * other channels go one at a time. Windows wholly inside the image start from the compile-time folded bias
  * (bias - in_zp * sum over taps of w) and take raw inputs; the others start from the bias and subtract the
  * zero point. Integer sums do not depend on order, so this is exact. On DSP cores, depth multiplier 1 works
- * from a zero-padded strip of the input in the arena scratch instead (dw_s8_m1, below).
+ * (and a multiple of 4) works from a zero-padded strip of the input in the arena scratch instead (dw_s8_strip,
+ * below).
  * int16 and float keep TFLite Micro's order (b, oy, ox, ic, m, fy, fx) with the window clipped once; float
  * sums go fy, fx, then add the bias (0.0f when absent).
  */
@@ -60,7 +61,7 @@ typedef struct {
     int32_t zp;           /* subtracted from every input: 0 when the window starts from the folded bias */
 } dw_walk;
 
-#if !MR_DSP /* depth multiplier 1 on DSP cores: dw_s8_m1 below */
+#if !MR_DSP /* depth multiplier 1 on DSP cores: dw_s8_strip below */
 /*
  * Four adjacent channels with depth multiplier 1: the taps are the inner loop and the four accumulators stay
  * in registers: the loop fits a Cortex-M's register file. (A 16-channel block with the channel loop innermost
@@ -142,22 +143,25 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
 
 #if MR_DSP
 /*
- * Depth multiplier 1 on DSP cores: batch > output row > block of 4 channels > chunk of at most MR_DW_CHUNK
- * output pixels > pixel, so all of row oy is written before row oy + 1 (the order ops/_overlap.py relies on).
- * Once per call every block's header goes to the arena scratch: its biases, its requantization constants
- * (mr_requant_zp) and whether they cover all four channels, the clamp as four bytes each, and its k_h * k_w
- * taps of weights sign-extended into channel pairs (0, 2) and (1, 3) (SXTB16). Per (row, block, chunk), the
- * input columns the chunk's windows read, k_h filter rows of them, go to the strip after the headers, minus the
- * zero point and extended the same way (SXTAB16, dw_strip_row), zeros where a tap falls off the image. Every
- * pixel then takes its taps with no border case: two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for
- * the bottom lanes, SMLATT for the top ones), requantization with the output zero point folded in (five
- * instructions), SSAT, the four bytes packed (BFI), clamped bytewise (SSUB8 + SEL) and stored as one word.
- * 3x3 windows without dilation run in one assembly routine (dw_pixels_3x3); other windows, and blocks whose
- * channels mr_requant_zp does not cover, take the C loop (dw_pixels). Channels left over from the blocks of
- * four go one at a time through the window walk (mac_1).
+ * Depth multiplier 1 or a multiple of 4 on DSP cores: batch > output row > chunk of at most MR_DW_CHUNK output
+ * pixels > block of 4 output channels > pixel, so all of row oy is written before row oy + 1 (the order
+ * ops/_overlap.py relies on). Once per call every block's header goes to the arena scratch: its biases, its
+ * requantization constants (mr_requant_zp) and whether they cover all four channels, the clamp as four bytes
+ * each, and its k_h * k_w taps of weights sign-extended into channel pairs (0, 2) and (1, 3) (SXTB16). The
+ * chunks' column ranges follow. Per (row, chunk, block), the input columns the chunk's windows read, k_h filter
+ * rows of them, go to the strip after those, minus the zero point and extended the same way (SXTAB16,
+ * dw_strip), zeros where a tap falls off the image. With multiplier 1 a block's four channels are four input
+ * channels; with a multiple of 4 they share one input channel, whose value fills all four lanes, and blocks of
+ * the same input channel share the strip (filled once). Every pixel then takes its taps with no border case:
+ * two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones),
+ * requantization with the output zero point folded in (five instructions), SSAT, the four bytes packed (BFI),
+ * clamped bytewise (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly
+ * routine (dw_pixels_3x3); other windows, and blocks whose channels mr_requant_zp does not cover, take the C loop
+ * (dw_pixels). With multiplier 1, channels left over from the blocks of four go one at a time through the window
+ * walk (mac_1).
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
- * taps of extended weights (2 words each), then k_h rows of span pixels (2 words each), span = (MR_DW_CHUNK - 1)
- * * stride_w + (k_w - 1) * dil_w + 1 at most.
+ * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
+ * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most.
  */
 #define MR_DW_CHUNK 16
 
@@ -199,23 +203,24 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
 /* One chunk of an output row: how dw_strip fills its strip rows (at the offsets its assembly reads), and where
  * its pixels read and write. The same for every row and block, so made once per call. */
 typedef struct {
-    int32_t lo;     /* 0: zero pixels before the image's first column */
-    int32_t n;      /* 4: pixels read from the image */
-    int32_t zr;     /* 8: zero pixels after its last column */
-    int32_t c;      /* 12: input bytes from one pixel to the next */
-    int32_t nz;     /* 16: -zero point in both halves */
-    int32_t x_skip; /* 20: input bytes from the end of a row's pixels to the next row's first */
-    int32_t s_skip; /* 24: strip bytes from the end of a row to the next row */
-    int32_t x_off;  /* input offset of the first in-image column within an input row */
-    int32_t count;  /* output pixels */
-    int32_t out_off; /* output offset of the first pixel within an output row */
+    int32_t lo;        /* 0: zero pixels before the image's first column */
+    int32_t n;         /* 4: pixels read from the image */
+    int32_t zr;        /* 8: zero pixels after its last column */
+    int32_t c;         /* 12: input bytes from one pixel to the next */
+    int32_t nz;        /* 16: -zero point in both halves */
+    int32_t x_skip;    /* 20: input bytes from the end of a row's pixels to the next row's first */
+    int32_t s_skip;    /* 24: strip bytes from the end of a row to the next row */
+    int32_t replicate; /* 28: one input channel in all four lanes (depth multiplier a multiple of 4) */
+    int32_t x_off;     /* input offset of the first in-image column within an input row */
+    int32_t count;     /* output pixels */
+    int32_t out_off;   /* output offset of the first pixel within an output row */
 } dw_chunk;
 
 /* rows >= 1 strip rows from x: per row lo zero pixels, n pixels read c bytes apart minus the zero point and
- * extended (channels 0, 2 | 1, 3), zr zero pixels; 7 instructions a pixel. */
+ * extended (channels 0, 2 | 1, 3, or one channel in all four lanes), zr zero pixels; 7 instructions a pixel. */
 static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chunk *j, int32_t rows)
 {
-    int32_t k, t, e, o, c, nz;
+    int32_t k, t, e, o, c, nz, m;
     __asm__ volatile("ldr %[c], [%[j], #12]\n\t"
                      "ldr %[nz], [%[j], #16]\n\t"
                      "0:\n\t"
@@ -230,6 +235,8 @@ static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chun
                      "2:\n\t"
                      "ldr %[k], [%[j], #4]\n\t"
                      "cbz %[k], 4f\n\t"
+                     "ldr %[m], [%[j], #28]\n\t"
+                     "cbnz %[m], 7f\n\t"
                      "3:\n\t"
                      "ldr %[t], [%[x]]\n\t"
                      "add %[x], %[x], %[c]\n\t"
@@ -238,6 +245,16 @@ static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chun
                      "strd %[e], %[o], [%[s]], #8\n\t"
                      "subs %[k], %[k], #1\n\t"
                      "bne 3b\n\t"
+                     "b 8f\n\t"
+                     "7:\n\t"
+                     "ldrb %[t], [%[x]]\n\t"
+                     "add %[x], %[x], %[c]\n\t"
+                     "sxtab16 %[e], %[nz], %[t]\n\t"
+                     "pkhbt %[e], %[e], %[e], lsl #16\n\t"
+                     "strd %[e], %[e], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 7b\n\t"
+                     "8:\n\t"
                      "movs %[e], #0\n\t"
                      "movs %[o], #0\n\t"
                      "4:\n\t"
@@ -254,7 +271,7 @@ static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chun
                      "subs %[rows], %[rows], #1\n\t"
                      "bne 0b"
                      : [s] "+r"(s), [x] "+r"(x), [rows] "+r"(rows), [k] "=&l"(k), [t] "=&r"(t), [e] "=&r"(e),
-                       [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz)
+                       [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz), [m] "=&l"(m)
                      : [j] "r"(j)
                      : "cc", "memory");
 }
@@ -364,6 +381,7 @@ static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
         ch->zr = span - hi;
         ch->c = c;
         ch->nz = mr_pack2(-p->in_zp);
+        ch->replicate = g->filter_c != 1;
         ch->x_skip = g->dil_h * g->in_w * c - ch->n * c;
         ch->x_off = (ix0 + lo) * c;
         ch->count = count;
@@ -397,13 +415,13 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
     }
 }
 
-/* Depth multiplier 1 on DSP cores: the block headers and the chunks, then output row by output row, block by
- * block, chunk by chunk. */
-static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                     int8_t *out, int32_t *scratch)
+/* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
+ * output row, chunk by chunk, block by block. */
+static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                        int8_t *out, int32_t *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c, row_out = g->out_w * c, row_in = g->in_w * c, blocks = c / 4;
+    const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
     const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
@@ -411,12 +429,12 @@ static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
     const int32_t n_chunks = dw_chunks(p, chunks);
     int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
-    int32_t b, oy, k, oc, r0, r1;
+    int32_t b, oy, k, blk, r0, r1, filled;
     for (k = 0; k < n_chunks; ++k) {
         chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
     }
-    for (oc = 0; oc < blocks; ++oc) {
-        dw_block_header(p, w, bias, 4 * oc, (dw_header *)(scratch + oc * header_words));
+    for (blk = 0; blk < blocks; ++blk) {
+        dw_block_header(p, w, bias, 4 * blk, (dw_header *)(scratch + blk * header_words));
     }
     for (b = 0; b < g->batches; ++b) {
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
@@ -426,35 +444,37 @@ static void dw_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t
             r0 = r0 < g->k_h ? r0 : g->k_h;
             r1 = r1 < g->k_h ? r1 : g->k_h;
             x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
-            dw_zero(strip, r0 * row_words / 2); /* the rows off the image: no block or chunk writes them */
+            dw_zero(strip, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
             dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
-            for (oc = 0; oc < blocks; ++oc) {
-                const dw_header *h = (const dw_header *)(scratch + oc * header_words);
-                for (k = 0; k < n_chunks; ++k) {
-                    const dw_chunk *ch = &chunks[k];
-                    if (r1 > r0) {
-                        dw_strip(strip + r0 * row_words, x + 4 * oc + ch->x_off, ch, r1 - r0);
+            for (k = 0; k < n_chunks; ++k) {
+                const dw_chunk *ch = &chunks[k];
+                for (blk = 0, filled = -1; blk < blocks; ++blk) {
+                    const dw_header *h = (const dw_header *)(scratch + blk * header_words);
+                    const int32_t channel = m == 1 ? 4 * blk : 4 * blk / m; /* the block's first input channel */
+                    if (r1 > r0 && channel != filled) {
+                        dw_strip(strip + r0 * row_words, x + channel + ch->x_off, ch, r1 - r0);
+                        filled = channel;
                     }
                     if (is3x3 && h->fast) {
-                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, out + 4 * oc + ch->out_off);
+                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, out + 4 * blk + ch->out_off);
                     } else {
-                        dw_pixels(p, h, strip, row_words, 4 * oc, ch->count, out + 4 * oc + ch->out_off);
+                        dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, out + 4 * blk + ch->out_off);
                     }
                 }
             }
-            for (oc = 4 * blocks; oc < c; ++oc) {
-                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, oc, out);
+            for (blk = 4 * blocks; blk < c; ++blk) { /* multiplier 1 only: channels left over from the blocks */
+                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
             }
         }
     }
 }
 #endif /* MR_DSP */
 
-void mr_depthwise_conv2d_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                               int8_t *out, void *scratch)
+void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                  const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_m1(p, in, w, bias, out, (int32_t *)scratch);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);
@@ -490,7 +510,7 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
                 x = image + win.start;
                 wf = w + win.fy0 * s.w_row_step + win.fx0 * s.w_tap_step;
                 oc = 0;
-                if (multiplier % 4 == 0 || (multiplier == 1 && !MR_DSP)) { /* DSP builds: m = 1 is the _m1 kernel */
+                if (multiplier % 4 == 0 || (multiplier == 1 && !MR_DSP)) { /* DSP builds: m = 1 is the _strip kernel */
                     for (; oc + 4 <= g->out_c; oc += 4) {
                         int32_t acc[4];
                         for (j = 0; j < 4; ++j) {

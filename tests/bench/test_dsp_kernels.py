@@ -69,6 +69,15 @@ MODELS = {
     # one input channel, depth multiplier 8 (person_detect's first layer): 4 outputs of one input channel
     "dw_c1_m8": (depthwise_model, dict(input_shape=(1, 9, 10, 1), depth_multiplier=8, stride=(2, 2), in_zp=-1,
                                        seed=29)),
+    # multiplier a multiple of 4, 3x3: the strip with one input channel in all four lanes, shared by the blocks of
+    # that channel; rows wider than a chunk, two and three input channels, strides 1 and 2, ReLU6
+    "dw3x3_m8_c2_wide": (depthwise_model, dict(input_shape=(1, 5, 37, 2), depth_multiplier=8, in_zp=-128,
+                                               out_zp=-128, activation="RELU6", seed=30)),
+    "dw3x3_m4_c3_s2": (depthwise_model, dict(input_shape=(1, 7, 40, 3), depth_multiplier=4, stride=(2, 2), in_zp=5,
+                                             out_zp=-3, seed=31)),
+    # multiplier 4 with a dilated window: the window walk (4 outputs of one input channel a pass), no strip
+    "dw_m4_dil": (depthwise_model, dict(input_shape=(1, 8, 9, 2), depth_multiplier=4, dilation=(2, 2), in_zp=2,
+                                        seed=32)),
     # fully connected: depth 37 (tail of 1), 9 units (2 blocks of 4 + 1 in C), 3 rows, per-channel
     "fc_odd": (fully_connected_model, dict(input_shape=(3, 37), units=9, per_channel=True, in_zp=4, out_zp=-2,
                                            seed=10)),

@@ -27,6 +27,9 @@ def test_pointwise_and_windowed_conv_paths(tmp_path):
 def test_depthwise_paths(tmp_path):
     strip = kernels(tmp_path, depthwise_model(input_shape=(1, 6, 7, 6), seed=2))
     shared = kernels(tmp_path, depthwise_model(input_shape=(1, 6, 7, 2), depth_multiplier=4, seed=9))
+    walked = kernels(tmp_path, depthwise_model(input_shape=(1, 6, 7, 2), depth_multiplier=4, kernel=(3, 5), seed=9))
     assert strip["dsp"].startswith("zero-padded int16 strip") and "3x3 in assembly" in strip["dsp"]
     assert strip["dsp"].endswith("2 channel(s) by the window walk")
-    assert shared["dsp"] == shared["portable"] == "window walk, 4 outputs of one input channel a pass"
+    assert shared["dsp"].startswith("zero-padded int16 strip") and "one input channel in all 4 lanes" in shared["dsp"]
+    assert shared["portable"] == "window walk, 4 outputs of one input channel a pass"
+    assert walked["dsp"] == walked["portable"] == "window walk, 4 outputs of one input channel a pass"

@@ -10,11 +10,11 @@
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out);
-/* Depth multiplier 1. scratch: p->scratch_bytes of word-aligned arena scratch (never NULL) for the DSP path,
- * sized by the compiler (ops/depthwise_conv2d.py dsp_scratch_bytes); the portable path does not use it and
- * runs mr_depthwise_conv2d_s8. */
-void mr_depthwise_conv2d_s8_m1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                               int8_t *out, void *scratch);
+/* Depth multiplier 1 or a multiple of 4. scratch: p->scratch_bytes of 8-byte-aligned arena scratch (never NULL)
+ * for the DSP path, sized by the compiler (ops/depthwise_conv2d.py dsp_scratch_bytes); the portable path does not
+ * use it and runs mr_depthwise_conv2d_s8. */
+void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                  const int32_t *bias, int8_t *out, void *scratch);
 /* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
 void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
                                   const int64_t *bias, int16_t *out);

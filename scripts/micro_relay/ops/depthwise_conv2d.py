@@ -11,7 +11,8 @@ f * (q - in_zp) in int32 over in-image taps; int16x8 uses no zero points and alw
 The int8 kernel (crt/src/mr_depthwise_conv2d.c) works in blocks of four output channels, picked from the
 depth multiplier in the parameter struct (1, or a multiple of 4); prepare folds bias - in_zp * sum(w) per
 channel when the weights are constant and refuses what the kernel's exactness relies on. On DSP cores depth
-multiplier 1 reads a zero-padded, sign-extended strip of the input from arena scratch (dsp_scratch_bytes).
+multiplier 1 or a multiple of 4 reads a zero-padded, sign-extended strip of the input from arena scratch
+(dsp_scratch_bytes).
 """
 
 from __future__ import annotations
@@ -35,15 +36,23 @@ DSP_CHUNK = 16
 DSP_HEADER = 88
 
 # Bytes of a chunk's description (dw_chunk in crt/src/mr_depthwise_conv2d.c).
-DSP_CHUNK_BYTES = 40
+DSP_CHUNK_BYTES = 44
+
+
+def uses_strip(g: Geometry) -> bool:
+    """Whether the DSP path reads a strip: depth multiplier 1, or a multiple of 4 with a 3x3 undilated window
+    (the assembly pixel loop; other windows of a shared input channel are faster in the window walk, and their
+    strip would cost more arena: micro_speech's 10x8 window doubled its arena)."""
+    return g.filter_c == 1 or (g.filter_c % 4 == 0 and (g.k_h, g.k_w, g.dil_h, g.dil_w) == (3, 3, 1, 1))
 
 
 def dsp_scratch_bytes(g: Geometry) -> int:
-    """Arena scratch of mr_depthwise_conv2d_s8_m1's DSP path (depth multiplier 1): one header per block of 4
+    """Arena scratch of mr_depthwise_conv2d_s8_strip's DSP path (depth multiplier 1 or a multiple of 4; the
+    other multipliers take the window walk, without scratch): one header per block of 4
     channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), the chunks of an
     output row (DSP_CHUNK_BYTES each, an even count), then k_h filter rows of one chunk's input columns, two
     words (four int16 channels) each."""
-    if g.filter_c != 1:
+    if not uses_strip(g):
         return 0
     span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
     chunks = -(-g.out_w // DSP_CHUNK)
@@ -136,7 +145,7 @@ class DepthwiseConv2D(OpDef):
         g: Geometry = p["geometry"]
         if p["kind"] != "s8":
             return {}
-        if g.filter_c != 1:
+        if not uses_strip(g):
             walk = ("window walk, 4 outputs of one input channel a pass" if g.filter_c % 4 == 0
                     else "window walk, one channel at a time")
             return {"dsp": walk, "portable": walk}
@@ -148,6 +157,10 @@ class DepthwiseConv2D(OpDef):
         compute = "3x3 in assembly" if unrolled else "C tap loop"
         if unrolled and slow:
             compute += f" ({slow} block(s) by the C tap loop: a shift outside [-21, -2])"
+        if g.filter_c != 1:
+            return {"dsp": f"zero-padded int16 strip in scratch, one input channel in all 4 lanes of a block of 4 "
+                           f"outputs (shared by the blocks of that channel), {compute}",
+                    "portable": "window walk, 4 outputs of one input channel a pass"}
         return {"dsp": f"zero-padded int16 strip in scratch, blocks of 4 channels, {compute}{tail}",
                 "portable": "window walk, blocks of 4 channels (windows inside the image from the folded bias)"}
 
@@ -165,4 +178,4 @@ class DepthwiseConv2D(OpDef):
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix="_m1")
+                         suffix="_strip")
