@@ -293,8 +293,9 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
  * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
  * windows (im2col). Loop structure:
  *   row (pointwise: one row of all the flattened pixels) > group > tile of at most MR_POINTWISE_TILE pixels of
- *   the row > each pixel's window gathered (in-image taps; 0 for the others), minus the zero point and
- *   sign-extended to int16 pairs into the arena scratch the compiler planned (p->scratch_bytes) > pair of
+ *   the row > each pixel's window gathered (in-image taps; 0 for the others) one run at a time (a filter
+ *   row's in-image taps when contiguous), minus the zero point and sign-extended to int16 pairs (one LDR, two
+ *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
  *   output channels (requantization constants made here) > pair of pixels: 4 accumulators, 8 SMLADs per 4
  *   window values, requantization with the output zero point folded in (mr_requant_zp), SSAT, byte stores.
  * The common case runs in one assembly routine per channel pair and tile (block_fast); channels whose
@@ -321,9 +322,10 @@ typedef struct {
     int32_t *acc;           /* 56: NULL, or where one pair's 4 raw accumulators go (no requantization) */
 } fast_job;
 
-/* One 2-pixel x 2-channel block per pair: bias, quads (>= 1) x (2 weight words extended, 8 SMLADs), then
- * either the raw accumulators into job->acc (one pair) or requantization (mr_requant_zp_apply's five
- * instructions and SSAT) and four byte stores, second pixel first (with step 0 the first pixel's stores win).
+/* One 2-pixel x 2-channel block per pair: bias, quads (>= 1) x (2 weight words extended, 8 SMLADs; two blocks of
+ * 4 values a loop pass, an odd count entering at the second), then either the raw accumulators into job->acc
+ * (one pair) or requantization (mr_requant_zp_apply's five instructions and SSAT) and four byte stores, second
+ * pixel first (with step 0 the first pixel's stores win).
  * All 14 free registers hold the loop's values, so the job pointer waits on the stack during the loop. */
 static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
 {
@@ -336,6 +338,24 @@ static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
     "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
     "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
     "ssat %[" a "], #8, %[vo]\n\t"
+/* One block of 4 window values: 2 weight words extended, 8 SMLADs. */
+#define MR_QUAD                                                                                                        \
+    "ldr %[ue], [%[w0]], #4\n\t"                                                                                       \
+    "ldr %[ve], [%[w1]], #4\n\t"                                                                                       \
+    "ldrd %[t0], %[c], [%[x]], #8\n\t"                                                                                 \
+    "sxtb16 %[uo], %[ue], ror #8\n\t"                                                                                  \
+    "sxtb16 %[ue], %[ue]\n\t"                                                                                          \
+    "sxtb16 %[vo], %[ve], ror #8\n\t"                                                                                  \
+    "sxtb16 %[ve], %[ve]\n\t"                                                                                          \
+    "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                           \
+    "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                           \
+    "smlad %[a00], %[c], %[uo], %[a00]\n\t"                                                                            \
+    "smlad %[a01], %[c], %[vo], %[a01]\n\t"                                                                            \
+    "ldrd %[t0], %[c], [%[x]], #8\n\t"                                                                                 \
+    "smlad %[a10], %[t0], %[ue], %[a10]\n\t"                                                                           \
+    "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                           \
+    "smlad %[a10], %[c], %[uo], %[a10]\n\t"                                                                            \
+    "smlad %[a11], %[c], %[vo], %[a11]\n\t"
     __asm__ volatile("0:\n\t"
                      "ldr %[n], [%[c], #4]\n\t"
                      "ldrd %[a00], %[a01], [%[c], #8]\n\t"
@@ -343,23 +363,14 @@ static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
                      "mov %[a11], %[a01]\n\t"
                      "ldrd %[w0], %[w1], [%[c], #16]\n\t"
                      "push {%[c]}\n\t"
+                     "lsrs %[n], %[n], #1\n\t" /* two blocks of 4 values a pass; an odd count enters halfway */
+                     "bcc 1f\n\t"
+                     "adds %[n], %[n], #1\n\t"
+                     "b 4f\n\t"
                      "1:\n\t"
-                     "ldr %[ue], [%[w0]], #4\n\t"
-                     "ldr %[ve], [%[w1]], #4\n\t"
-                     "ldrd %[t0], %[c], [%[x]], #8\n\t"
-                     "sxtb16 %[uo], %[ue], ror #8\n\t"
-                     "sxtb16 %[ue], %[ue]\n\t"
-                     "sxtb16 %[vo], %[ve], ror #8\n\t"
-                     "sxtb16 %[ve], %[ve]\n\t"
-                     "smlad %[a00], %[t0], %[ue], %[a00]\n\t"
-                     "smlad %[a01], %[t0], %[ve], %[a01]\n\t"
-                     "smlad %[a00], %[c], %[uo], %[a00]\n\t"
-                     "smlad %[a01], %[c], %[vo], %[a01]\n\t"
-                     "ldrd %[t0], %[c], [%[x]], #8\n\t"
-                     "smlad %[a10], %[t0], %[ue], %[a10]\n\t"
-                     "smlad %[a11], %[t0], %[ve], %[a11]\n\t"
-                     "smlad %[a10], %[c], %[uo], %[a10]\n\t"
-                     "smlad %[a11], %[c], %[vo], %[a11]\n\t"
+                     MR_QUAD
+                     "4:\n\t"
+                     MR_QUAD
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
                      "pop {%[c]}\n\t"
@@ -395,23 +406,35 @@ static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
                      :
                      : "cc", "memory");
 #undef MR_REQ
+#undef MR_QUAD
 }
 
-/* Extends quads blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, 4 words apart (a pair). */
-static void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst)
+/* Extends quads (>= 0) blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, 4 words apart (a
+ * pair): one LDR (any alignment), two SXTAB16 and one STRD per block. */
+static MR_CONV_NOINLINE void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst)
 {
-    int32_t i;
-    for (i = 0; i < quads; ++i, src += 4, dst += 4) {
-        const uint32_t v = mr_load_s8x4(src);
-        dst[0] = mr_even_add(nz, v);
-        dst[1] = mr_odd_add(nz, v);
-    }
+    uint32_t v;
+    int32_t e, o;
+    __asm__ volatile("b 2f\n\t"
+                     "1:\n\t"
+                     "ldr %[v], [%[s]], #4\n\t"
+                     "sxtab16 %[e], %[nz], %[v]\n\t"
+                     "sxtab16 %[o], %[nz], %[v], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #16\n\t"
+                     "2:\n\t"
+                     "subs %[q], %[q], #1\n\t"
+                     "bpl 1b"
+                     : [s] "+r"(src), [q] "+r"(quads), [d] "+r"(dst), [v] "=&r"(v), [e] "=&r"(e), [o] "=&r"(o)
+                     : [nz] "r"(nz)
+                     : "cc", "memory");
 }
 
 /*
  * Flattened output pixel q's window over channels [ch, ch + filter_c), minus the zero point (0 for taps off the
- * image and for the padding), extended into dst. With filter_c a multiple of 4 every tap extends straight from
- * the input; otherwise the window is staged as int8 first (zero point off-image and in the padding).
+ * image and for the padding), extended into dst. A filter row's in-image taps are one run when they are
+ * contiguous in memory (no dilation, one group), else one run per tap; taps off the image go one at a time.
+ * With filter_c a multiple of 4 every run extends straight from the input; otherwise the window is staged as
+ * int8 first (zero point off-image and in the padding).
  */
 static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int32_t ch, int8_t *stage,
                    int32_t *dst)
@@ -421,37 +444,47 @@ static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *i
     const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
     const int8_t *image = in + b * g->in_h * g->in_w * g->in_c + ch;
     const int32_t fc = g->filter_c, direct = fc % 4 == 0, nz = mr_pack2(-p->in_zp);
-    const int32_t n = g->k_h * g->k_w * fc;
+    const int whole = g->dil_w == 1 && fc == g->in_c;
     int8_t *st = stage;
-    int32_t fy, fx, c;
+    int32_t fy, fx, len, c;
     for (fy = 0; fy < g->k_h; ++fy) {
         const int32_t iy = iy0 + fy * g->dil_h;
-        for (fx = 0; fx < g->k_w; ++fx) {
+        for (fx = 0; fx < g->k_w; fx += len) {
             const int32_t ix = ix0 + fx * g->dil_w;
-            const int8_t *src = image + (iy * g->in_w + ix) * g->in_c;
             const int inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
-            if (direct) {
-                if (inside) {
-                    extend(src, fc / 4, nz, dst);
+            int32_t values;
+            len = 1;
+            if (inside && whole) { /* the taps up to the window's or the image's right edge */
+                len = g->k_w - fx < g->in_w - ix ? g->k_w - fx : g->in_w - ix;
+            }
+            values = len * fc;
+            if (inside) {
+                const int8_t *src = image + (iy * g->in_w + ix) * g->in_c;
+                if (direct) {
+                    extend(src, values / 4, nz, dst);
                 } else {
-                    for (c = 0; c < fc; c += 4) {
-                        dst[c] = 0;
-                        dst[c + 1] = 0;
-                    }
+                    memcpy(st, src, (size_t)values);
                 }
-                dst += fc;
+            } else if (direct) {
+                for (c = 0; c < values; c += 4) {
+                    dst[c] = 0;
+                    dst[c + 1] = 0;
+                }
             } else {
-                for (c = 0; c < fc; ++c) {
-                    *st++ = inside ? src[c] : (int8_t)p->in_zp;
-                }
+                memset(st, p->in_zp, (size_t)values);
+            }
+            if (direct) {
+                dst += values;
+            } else {
+                st += values;
             }
         }
     }
     if (!direct) {
-        for (c = n; c % 4; ++c) {
+        for (c = g->k_h * g->k_w * fc; c % 4; ++c) {
             *st++ = (int8_t)p->in_zp;
         }
-        extend(stage, (n + 3) / 4, nz, dst);
+        extend(stage, (int32_t)(st - stage) / 4, nz, dst);
     }
 }
 
