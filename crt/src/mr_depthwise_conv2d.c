@@ -156,12 +156,14 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones),
  * requantization with the output zero point folded in (five instructions), SSAT, the four bytes packed (BFI),
  * clamped bytewise (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly
- * routine (dw_pixels_3x3); other windows, and blocks whose channels mr_requant_zp does not cover, take the C loop
- * (dw_pixels). With multiplier 1, channels left over from the blocks of four go one at a time through the window
+ * routine (dw_pixels_3x3; blocks whose channels mr_requant_zp does not cover leave their sums to C), entry
+ * point mr_depthwise_conv2d_s8_strip3x3; other windows take the C loop (dw_pixels), mr_depthwise_conv2d_s8_strip. With multiplier 1, channels left over from the blocks of four go one at a time through the window
  * walk (mac_1).
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
  * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
- * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most.
+ * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most, then for 3x3 windows the
+ * raw sums of one chunk (4 words a pixel): blocks whose constants mr_requant_zp does not cover still take their
+ * taps in dw_pixels_3x3 and are requantized in C.
  */
 #define MR_DW_CHUNK 16
 
@@ -171,9 +173,9 @@ typedef struct {
     mr_requant_zp q[4]; /* 16 */
     uint32_t lo4, hi4;  /* 64: act_min and act_max in every byte */
     int32_t step;       /* 72: strip bytes from one pixel to the next (8 * stride_w) */
-    int32_t out_step;   /* 76: output bytes from one pixel to the next (out_c) */
+    int32_t out_step;   /* 76: output bytes from one pixel to the next (out_c; 16 for raw sums) */
     int32_t fast;       /* 80: q holds all four channels' constants (mr_requant_zp_of) */
-    int32_t unused;     /* 84: keeps wx 8-byte aligned */
+    int32_t raw;        /* 84: dw_pixels_3x3 stores the four sums instead (requantized in C) */
     int32_t wx[];       /* 88: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
 } dw_header;
 
@@ -192,7 +194,8 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
     h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
     h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
     h->step = 8 * g->stride_w;
-    h->out_step = g->out_c;
+    h->out_step = h->fast ? g->out_c : 16;
+    h->raw = !h->fast;
     for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
         const uint32_t v = mr_load_s8x4(w);
         h->wx[2 * j] = mr_even(v);
@@ -284,11 +287,13 @@ static void dw_zero(int32_t *s, int32_t n)
     }
 }
 
-/* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. */
+/* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out; for a raw block
+ * (channels mr_requant_zp does not cover) the four sums of each pixel go to out as int32 instead. */
 static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x, int32_t row_bytes, int32_t count,
                                            int8_t *out)
 {
     int32_t a0, a1, a2, a3, t0, t1, t2, t3;
+    /* the raw flag is tested per pixel (3 instructions) so that both kinds of block share the tap code */
 #define DW_TAP(XO, WO)                                                                                         \
     "ldrd %[t0], %[t1], [%[x], #" #XO "]\n\t"                                                                  \
     "ldrd %[t2], %[t3], [%[h], #" #WO "]\n\t"                                                                  \
@@ -314,6 +319,9 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
                      "add %[x], %[x], %[rb]\n\t"
                      DW_TAP(0, 136) DW_TAP(8, 144) DW_TAP(16, 152)
                      "sub %[x], %[x], %[rb], lsl #1\n\t"
+                     "ldr %[t0], [%[h], #84]\n\t"
+                     "cmp %[t0], #0\n\t"
+                     "bne 3f\n\t"
                      DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)
                      "bfi %[a0], %[a1], #8, #8\n\t"
                      "bfi %[a0], %[a2], #16, #8\n\t"
@@ -324,11 +332,18 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
                      "ssub8 %[t0], %[a0], %[t3]\n\t"
                      "sel %[a0], %[t3], %[a0]\n\t"
                      "str %[a0], [%[o]]\n\t"
+                     "2:\n\t"
                      "ldrd %[t2], %[t3], [%[h], #72]\n\t"
                      "add %[x], %[x], %[t2]\n\t"
                      "add %[o], %[o], %[t3]\n\t"
                      "subs %[n], %[n], #1\n\t"
-                     "bne 1b"
+                     "bne 1b\n\t"
+                     "b 4f\n\t"
+                     "3:\n\t"
+                     "strd %[a0], %[a1], [%[o]]\n\t"
+                     "strd %[a2], %[a3], [%[o], #8]\n\t"
+                     "b 2b\n\t"
+                     "4:"
                      : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),
                        [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "+r"(x), [o] "+r"(out), [n] "+r"(count)
                      : [h] "r"(h), [rb] "r"(row_bytes)
@@ -339,9 +354,10 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
 
 /* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
 static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
-                      int32_t oc, int32_t count, int8_t *out)
+                      int32_t oc, int32_t count, int8_t *out, int32_t *sums)
 {
     const mr_conv_geometry *g = &p->geo;
+    (void)sums;
     int32_t i, r, t, j;
     for (i = 0; i < count; ++i, x += 2 * g->stride_w, out += g->out_c) {
         int32_t acc[4] = {h->bias[0], h->bias[1], h->bias[2], h->bias[3]};
@@ -361,6 +377,35 @@ static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int
         }
     }
 }
+
+/* count pixels' raw sums (4 a pixel) of the block of channels [oc, oc + 4), requantized the long way into out. */
+static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int32_t oc, int32_t count, int8_t *out)
+{
+    int32_t i, j;
+    for (i = 0; i < count; ++i, acc += 4, out += p->geo.out_c) {
+        for (j = 0; j < 4; ++j) {
+            const int32_t v = mr_requant_raw(acc[j], p->mult[oc + j], p->shift[oc + j]) + p->out_zp;
+            out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
+        }
+    }
+}
+
+/* The 3x3 assembly over one chunk of a block: straight to the output, or through the sums. */
+static void dw_pixels_3x3_block(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
+                                int32_t row_words, int32_t oc, int32_t count, int8_t *out, int32_t *sums)
+{
+    if (h->fast) {
+        dw_pixels_3x3(h, x, 4 * row_words, count, out);
+    } else {
+        dw_pixels_3x3(h, x, 4 * row_words, count, (int8_t *)sums);
+        dw_requant_raw(p, sums, oc, count, out);
+    }
+}
+
+/* How one chunk of a block is computed from the strip: dw_pixels_3x3_block or dw_pixels. Chosen by the entry
+ * point, so a model whose depthwise layers are all 3x3 does not link the C tap loop. */
+typedef void (*dw_pixels_fn)(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
+                             int32_t oc, int32_t count, int8_t *out, int32_t *sums);
 
 /* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most, s_skip aside); returns their count. */
 static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
@@ -418,17 +463,17 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
 static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                        int8_t *out, int32_t *scratch)
+                        int8_t *out, int32_t *scratch, dw_pixels_fn pixels)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
     const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
-    const int is3x3 = g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
     const int32_t n_chunks = dw_chunks(p, chunks);
     int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
+    int32_t *const sums = strip + g->k_h * row_words; /* a raw block's sums: 4 words a pixel of a chunk */
     int32_t b, oy, k, blk, r0, r1, filled;
     for (k = 0; k < n_chunks; ++k) {
         chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
@@ -455,11 +500,7 @@ static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int
                         dw_strip(strip + r0 * row_words, x + channel + ch->x_off, ch, r1 - r0);
                         filled = channel;
                     }
-                    if (is3x3 && h->fast) {
-                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, out + 4 * blk + ch->out_off);
-                    } else {
-                        dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, out + 4 * blk + ch->out_off);
-                    }
+                    pixels(p, h, strip, row_words, 4 * blk, ch->count, out + 4 * blk + ch->out_off, sums);
                 }
             }
             for (blk = 4 * blocks; blk < c; ++blk) { /* multiplier 1 only: channels left over from the blocks */
@@ -474,7 +515,18 @@ void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in,
                                   const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels);
+#else
+    (void)scratch;
+    mr_depthwise_conv2d_s8(p, in, w, bias, out);
+#endif
+}
+
+void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                     const int32_t *bias, int8_t *out, void *scratch)
+{
+#if MR_DSP
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);

@@ -75,6 +75,12 @@ MODELS = {
                                                out_zp=-128, activation="RELU6", seed=30)),
     "dw3x3_m4_c3_s2": (depthwise_model, dict(input_shape=(1, 7, 40, 3), depth_multiplier=4, stride=(2, 2), in_zp=5,
                                              out_zp=-3, seed=31)),
+    # 3x3 blocks whose requantization the assembly cannot do (shifts -1, 0 and +1: a large output scale): their
+    # sums go to scratch and are requantized in C; rows of two chunks; ReLU6, and multiplier 4
+    "dw3x3_raw_sums": (depthwise_model, dict(input_shape=(1, 6, 20, 8), in_zp=3, out_zp=-2, out_spread=0.03,
+                                             activation="RELU6", seed=40)),
+    "dw3x3_raw_m4": (depthwise_model, dict(input_shape=(1, 5, 9, 2), depth_multiplier=4, in_zp=-4, out_zp=1,
+                                           out_spread=0.008, seed=41)),
     # multiplier 4 with a dilated window: the window walk (4 outputs of one input channel a pass), no strip
     "dw_m4_dil": (depthwise_model, dict(input_shape=(1, 8, 9, 2), depth_multiplier=4, dilation=(2, 2), in_zp=2,
                                         seed=32)),

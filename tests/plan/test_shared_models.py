@@ -32,8 +32,8 @@ TARGETS = {  # model: (TFLite Micro arena bytes, largest allowed ratio)
 
 
 ARENAS = {  # model: (arena bytes at most, lower bound) as planned with lagged overlap
-    "mlcommons_tiny/kws_ref_model.tflite": (14_720, 11_456),  # 16_000 without overlap
-    "tflite_micro/person_detect.tflite": (38_768, 38_768),  # 55_296; includes the depthwise DSP scratch (block headers + strip)
+    "mlcommons_tiny/kws_ref_model.tflite": (14_720, 11_536),  # 16_000 without overlap
+    "tflite_micro/person_detect.tflite": (39_024, 39_024),  # 55_296; includes the depthwise DSP scratch (block headers + strip)
     "mlcommons_tiny/pretrainedResnet_quant.tflite": (38_400, 38_400),  # 49_152; conv DSP tiles of up to 8 KB
     "mlcommons_tiny/pretrainedResnet.tflite": (135_168, 135_168),  # 196_608
     "mlcommons_tiny/ad01_int8.tflite": (768, 768),

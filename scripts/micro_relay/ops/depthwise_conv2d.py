@@ -39,11 +39,16 @@ DSP_HEADER = 88
 DSP_CHUNK_BYTES = 44
 
 
+def _is_3x3(g: Geometry) -> bool:
+    """The window of the DSP path's assembly pixel loop."""
+    return (g.k_h, g.k_w, g.dil_h, g.dil_w) == (3, 3, 1, 1)
+
+
 def uses_strip(g: Geometry) -> bool:
     """Whether the DSP path reads a strip: depth multiplier 1, or a multiple of 4 with a 3x3 undilated window
     (the assembly pixel loop; other windows of a shared input channel are faster in the window walk, and their
     strip would cost more arena: micro_speech's 10x8 window doubled its arena)."""
-    return g.filter_c == 1 or (g.filter_c % 4 == 0 and (g.k_h, g.k_w, g.dil_h, g.dil_w) == (3, 3, 1, 1))
+    return g.filter_c == 1 or (g.filter_c % 4 == 0 and _is_3x3(g))
 
 
 def dsp_scratch_bytes(g: Geometry) -> int:
@@ -51,13 +56,15 @@ def dsp_scratch_bytes(g: Geometry) -> int:
     other multipliers take the window walk, without scratch): one header per block of 4
     channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), the chunks of an
     output row (DSP_CHUNK_BYTES each, an even count), then k_h filter rows of one chunk's input columns, two
-    words (four int16 channels) each."""
+    words (four int16 channels) each, and for the 3x3 assembly a chunk's raw sums (16 bytes a pixel) for blocks
+    whose requantization it cannot do."""
     if not uses_strip(g):
         return 0
     span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
     chunks = -(-g.out_w // DSP_CHUNK)
+    sums = 16 * min(g.out_w, DSP_CHUNK) if _is_3x3(g) else 0
     return (g.out_c // 4 * (DSP_HEADER + 8 * g.k_h * g.k_w) + DSP_CHUNK_BYTES * (chunks + chunks % 2)
-            + 8 * g.k_h * span)
+            + 8 * g.k_h * span + sums)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -156,7 +163,7 @@ class DepthwiseConv2D(OpDef):
         slow = sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
         compute = "3x3 in assembly" if unrolled else "C tap loop"
         if unrolled and slow:
-            compute += f" ({slow} block(s) by the C tap loop: a shift outside [-21, -2])"
+            compute += f" ({slow} block(s) requantized in C: a shift outside [-21, -2])"
         if g.filter_c != 1:
             return {"dsp": f"zero-padded int16 strip in scratch, one input channel in all 4 lanes of a block of 4 "
                            f"outputs (shared by the blocks of that channel), {compute}",
@@ -178,4 +185,4 @@ class DepthwiseConv2D(OpDef):
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix="_strip")
+                         suffix="_strip3x3" if _is_3x3(p["geometry"]) else "_strip")
