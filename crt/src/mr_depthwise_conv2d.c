@@ -157,7 +157,8 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * requantization with the output zero point folded in (five instructions), SSAT, the four bytes packed (BFI),
  * clamped bytewise (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly
  * routine (dw_pixels_3x3; blocks whose channels mr_requant_zp does not cover leave their sums to C), entry
- * point mr_depthwise_conv2d_s8_strip3x3; other windows take the C loop (dw_pixels), mr_depthwise_conv2d_s8_strip. With multiplier 1, channels left over from the blocks of four go one at a time through the window
+ * point mr_depthwise_conv2d_s8_strip3x3 (_x4 when out_c is a multiple of 4: no channels left over); other windows
+ * take the C loop (dw_pixels), mr_depthwise_conv2d_s8_strip. With multiplier 1, channels left over from the blocks of four go one at a time through the window
  * walk (mac_1).
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
  * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
@@ -407,6 +408,11 @@ static void dw_pixels_3x3_block(const mr_conv2d_q_params *p, const dw_header *h,
 typedef void (*dw_pixels_fn)(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
                              int32_t oc, int32_t count, int8_t *out, int32_t *sums);
 
+/* How a channel left over from the blocks of four is computed (dw_channel_row), or NULL when out_c % 4 == 0:
+ * chosen by the entry point, so that models without such channels do not link the window walk. */
+typedef void (*dw_channel_fn)(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w,
+                              const int32_t *bias, int32_t iy0, int32_t oc, int8_t *out);
+
 /* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most, s_skip aside); returns their count. */
 static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
 {
@@ -463,7 +469,7 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
 static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                        int8_t *out, int32_t *scratch, dw_pixels_fn pixels)
+                        int8_t *out, int32_t *scratch, dw_pixels_fn pixels, dw_channel_fn leftover)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
@@ -503,8 +509,8 @@ static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int
                     pixels(p, h, strip, row_words, 4 * blk, ch->count, out + 4 * blk + ch->out_off, sums);
                 }
             }
-            for (blk = 4 * blocks; blk < c; ++blk) { /* multiplier 1 only: channels left over from the blocks */
-                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
+            for (blk = 4 * blocks; leftover != NULL && blk < c; ++blk) { /* multiplier 1: channels past the blocks */
+                leftover(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
             }
         }
     }
@@ -515,7 +521,7 @@ void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in,
                                   const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels, dw_channel_row);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);
@@ -526,7 +532,18 @@ void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *
                                      const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block, dw_channel_row);
+#else
+    (void)scratch;
+    mr_depthwise_conv2d_s8(p, in, w, bias, out);
+#endif
+}
+
+void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                        const int32_t *bias, int8_t *out, void *scratch)
+{
+#if MR_DSP
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block, NULL);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from support.tflite_models import binary_model, conv2d_model, depthwise_model, fully_connected_model
+from support.tflite_models import binary_model, conv2d_model, depthwise_model, fully_connected_model, pool_model
 from micro_relay.bench.measure import bench_model
 
 CRT_INCLUDE = Path(__file__).resolve().parents[2] / "crt" / "include"
@@ -119,6 +119,15 @@ MODELS = {
     "add_broadcast_shift0": (binary_model, dict(shape1=(1, 3, 4, 6), shape2=(1, 3, 1, 6), activation="RELU6",
                                                 quant1=(0.05, -3), quant2=(0.05, 6), out_quant=(0.04, -10),
                                                 seed=26)),
+    # int8 AVERAGE_POOL_2D in blocks of 4 channels (16-bit lane sums): 10 channels (2 blocks + 2 alone), windows
+    # clipped at the borders (counts 4, 6, 9), ReLU6; kws's global pool (125 taps); a window of 256 taps (over
+    # the 255 the lane sums allow: the scalar loop)
+    "avg_pool_c10_same": (pool_model, dict(input_shape=(1, 7, 8, 10), filter_size=(3, 3), stride=(2, 2),
+                                           padding="SAME", activation="RELU6", zero_point=-3)),
+    "avg_pool_global_125": (pool_model, dict(input_shape=(1, 25, 5, 64), filter_size=(25, 5), stride=(1, 1),
+                                             padding="VALID", zero_point=-128)),
+    "avg_pool_256_taps": (pool_model, dict(input_shape=(1, 16, 16, 8), filter_size=(16, 16), stride=(1, 1),
+                                           padding="VALID", zero_point=7)),
 }
 
 

@@ -18,6 +18,9 @@ void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in,
 /* The same for 3x3 windows without dilation (an assembly pixel loop on DSP cores). */
 void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                      const int32_t *bias, int8_t *out, void *scratch);
+/* The same when out_c is a multiple of 4 (no channel left over from the blocks of four). */
+void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                        const int32_t *bias, int8_t *out, void *scratch);
 /* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
 void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
                                   const int64_t *bias, int16_t *out);

@@ -51,6 +51,13 @@ def uses_strip(g: Geometry) -> bool:
     return g.filter_c == 1 or (g.filter_c % 4 == 0 and _is_3x3(g))
 
 
+def _strip_entry(g: Geometry) -> str:
+    """The suffix of the strip kernel's entry point for these shapes: each links only the code it needs."""
+    if not _is_3x3(g):
+        return "_strip"
+    return "_strip3x3_x4" if g.out_c % 4 == 0 else "_strip3x3"
+
+
 def dsp_scratch_bytes(g: Geometry) -> int:
     """Arena scratch of mr_depthwise_conv2d_s8_strip's DSP path (depth multiplier 1 or a multiple of 4; the
     other multipliers take the window walk, without scratch): one header per block of 4
@@ -185,4 +192,4 @@ class DepthwiseConv2D(OpDef):
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix="_strip3x3" if _is_3x3(p["geometry"]) else "_strip")
+                         suffix=_strip_entry(p["geometry"]))
