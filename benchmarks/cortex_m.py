@@ -5,16 +5,20 @@ mps2-an500 (Cortex-M7) by default; instructions per inference under QEMU `-icoun
 RAM of the runner image and of the model's own objects, and whether the outputs equal the reference
 interpreter's. Beside them: TFLite Micro's own Cortex-M4 instruction counts (reference kernels and
 CMSIS-NN) from the models folder's README, and the best published MLPerf Tiny latencies on a Cortex-M4
-converted to cycles. The first machine also gets a per-layer profile, summed by op. Writes a Markdown
-section (BENCHMARKS-cortex-m.md by default) for BENCHMARKS.md. A sweep takes minutes: not for CI.
+converted to cycles. The first machine also gets a per-layer profile, summed by op. When CMSIS_NN_PATH names
+a CMSIS-NN checkout (or --cmsis-nn DIR), every model is also benched on the first machine with
+`--kernels cmsis-nn` in the same run, adding two columns: those instructions and ours / CMSIS-NN backend.
+Writes a Markdown section (BENCHMARKS-cortex-m.md by default) for BENCHMARKS.md. A sweep takes minutes:
+not for CI.
 
-    python3 benchmarks/cortex_m.py [--models DIR] [--out FILE] [--machines mps2-an386,mps2-an500]
+    python3 benchmarks/cortex_m.py [--models DIR] [--out FILE] [--machines mps2-an386,mps2-an500] [--cmsis-nn DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import sys
 from pathlib import Path
 
@@ -65,10 +69,19 @@ def tflm_figures(readme: Path) -> dict[str, dict[str, int | None]]:
     return figures
 
 
-def run_all(models: list[Path], machines: list[str], profile: bool, timeout: float) -> list[dict]:
+def run_all(models: list[Path], machines: list[str], profile: bool, timeout: float,
+            cmsis_nn: str | None = None) -> list[dict]:
     rows = []
     for path in models:
         row = {"model": path.stem, "results": {}}
+        if cmsis_nn:  # our kernels and the CMSIS-NN backend measured in the same run, on the first machine
+            try:
+                row["cmsis_nn"] = bench_model(path, machines[0], timeout=timeout, kernels="cmsis-nn",
+                                              cmsis_nn=cmsis_nn)
+                print(f"{path.stem} on {machines[0]} with CMSIS-NN: {row['cmsis_nn']['instructions']:,} "
+                      f"instructions, outputs match: {row['cmsis_nn']['outputs_match']}", file=sys.stderr)
+            except CompileError as exc:
+                print(f"{path.stem} on {machines[0]} with CMSIS-NN: error: {exc}", file=sys.stderr)
         for index, machine in enumerate(machines):
             try:
                 result = bench_model(path, machine, timeout=timeout, profile=profile and index == 0)
@@ -111,6 +124,8 @@ def render(rows: list[dict], machines: list[str], tflm: dict, calib: dict[str, t
     errors = "; ".join(f"{m} within ±{e}" for m, (e, n) in calib.items())
     longest = max((n for _, n in calib.values()), default=0)
     instr_cols = " | ".join(f"instructions {_short(m)}" for m in machines)
+    with_cmsis = any("cmsis_nn" in row for row in rows)
+    cmsis_cols = (f" | Micro Relay on CMSIS-NN ({_short(first)}) | ours / CMSIS-NN backend" if with_cmsis else "")
     lines = [
         "## Cortex-M (QEMU, instruction counts)",
         "",
@@ -133,14 +148,20 @@ def render(rows: list[dict], machines: list[str], tflm: dict, calib: dict[str, t
         "",
         f"| model | MACs | {instr_cols} | instr/MAC ({_short(first)}) | flash (B) | RAM (B) "
         f"| TFLM reference ({_short(first)}) | TFLM + CMSIS-NN ({_short(first)}) | ours / CMSIS-NN "
-        "| MLPerf Tiny best M4 (cycles) | outputs match |",
-        "|---|---:|" + "---:|" * len(machines) + "---:|---:|---:|---:|---:|---:|---:|:-:|",
+        f"| MLPerf Tiny best M4 (cycles){cmsis_cols} | outputs match |",
+        "|---|---:|" + "---:|" * len(machines) + "---:|---:|---:|---:|---:|---:|---:|" + "---:|---:|" * with_cmsis
+        + ":-:|",
     ]
+    if with_cmsis:
+        lines[-2:-2] = ["Micro Relay on CMSIS-NN: the same model compiled with `--kernels cmsis-nn` (int8 conv,",
+                        "depthwise and dense layers call CMSIS-NN's DSP kernels through crt/cmsis_nn/; the library",
+                        "built with the same flags), measured in the same run; outputs match covers both builds.", ""]
     for row in rows:
         results = row["results"]
         if first not in results:
             lines.append(f"| {row['model']} | – |" + " – |" * len(machines) +
-                         f" – | – | – | – | – | – | – | not built: {row.get('error', '?')} |")
+                         f" – | – | – | – | – | – | –{' | – | –' * with_cmsis} | "
+                         f"not built: {row.get('error', '?')} |")
             continue
         r = results[first]
         ref = tflm.get(row["model"], {})
@@ -150,10 +171,17 @@ def render(rows: list[dict], machines: list[str], tflm: dict, calib: dict[str, t
             mlperf_text = f"{round(mlperf[1] * MLPERF_CLOCK_HZ / 1000):,} ({mlperf[0]}, {mlperf[1]} ms)"
         instrs = " | ".join(_int(results[m]["instructions"]) if m in results else "–" for m in machines)
         match = all(results[m]["outputs_match"] for m in results)
+        cmsis_text = ""
+        if with_cmsis:
+            c = row.get("cmsis_nn")
+            cmsis_text = (f" | {_int(c['instructions'])} | {_ratio(r['instructions'], c['instructions'])}" if c
+                          else " | – | –")
+            match = match and (c is None or c["outputs_match"])
         lines.append(
             f"| {row['model']} | {r['macs']:,} | {instrs} | {_ratio(r['instructions'], r['macs'])} | "
             f"{r['flash_bytes']:,} | {r['ram_bytes']:,} | {_int(ref.get('reference'))} | {_int(ref.get('cmsis_nn'))} | "
-            f"{_ratio(r['instructions'], ref.get('cmsis_nn'))} | {mlperf_text} | {'yes' if match else '**no**'} |")
+            f"{_ratio(r['instructions'], ref.get('cmsis_nn'))} | {mlperf_text}{cmsis_text} | "
+            f"{'yes' if match else '**no**'} |")
     lines += ["", f"The model's own objects on {first} (generated NAME_* code and data plus the mr_* runtime kernels),",
               "from the ELF symbol table; stack is the measured peak of the whole runner during the invokes.", "",
               "| model | model flash (B) | runtime kernel code (B) | model RAM (B) | arena (B) | stack peak (B) "
@@ -191,6 +219,8 @@ def main(argv=None) -> int:
                         help=f"comma-separated, from {', '.join(MACHINES)}; the first is profiled")
     parser.add_argument("--no-profile", action="store_true", help="skip the per-layer profile")
     parser.add_argument("--timeout", type=float, default=900.0, help="QEMU time limit per run, seconds")
+    parser.add_argument("--cmsis-nn", default=os.environ.get("CMSIS_NN_PATH") or None, metavar="DIR",
+                        help="CMSIS-NN checkout: also bench the CMSIS-NN backend (default: $CMSIS_NN_PATH)")
     args = parser.parse_args(argv)
     machines = [m.strip() for m in args.machines.split(",") if m.strip()]
     unknown = [m for m in machines if m not in MACHINES]
@@ -204,7 +234,7 @@ def main(argv=None) -> int:
         return 2
     try:
         calib = calibration(machines)
-        rows = run_all(models, machines, not args.no_profile, args.timeout)
+        rows = run_all(models, machines, not args.no_profile, args.timeout, args.cmsis_nn)
     except CompileError as exc:  # missing tools, mostly
         print(f"error: {exc}", file=sys.stderr)
         return 2

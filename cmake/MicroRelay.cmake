@@ -13,6 +13,7 @@
 #   NAME     the C name (prefix of every generated symbol, header NAME.h); default: the file's stem
 #            made into a C identifier. Names are unique within an application.
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
+#            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
 #
 # The generator runs from a custom command whose outputs, NAME.c, NAME.h and NAME.plan.json, live in
 # <current binary dir>/micro_relay/NAME/. It depends on the model file and on every Python source of
@@ -93,6 +94,9 @@ function(micro_relay_model target)
   endif()
 
   set(options ${MR_OPTIONS})
+  if(CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN AND NOT "--kernels" IN_LIST options)
+    list(APPEND options --kernels cmsis-nn)  # the adapters and CMSIS-NN are in the runtime library
+  endif()
   if(NOT "--arena-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_ARENA_SECTION}" STREQUAL "")
     list(APPEND options --arena-section "${CONFIG_MICRO_RELAY_ARENA_SECTION}")
   endif()

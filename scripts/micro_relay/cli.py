@@ -55,7 +55,7 @@ def _cmd_compile(args) -> int:
 
     graph = apply_quantization(graph, args)  # unchanged without --quantize; the report goes to stderr
     name = args.name or default_name(args.model)
-    model = compile_graph(graph, name, Path(args.model).name, args.arena_section)
+    model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels)
     write_output(model, args.output, with_runtime=not args.no_runtime)
     elapsed = time.perf_counter() - start
     _log(f"compiled {args.model} -> {args.output}/{name}.c: {len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B "
@@ -150,6 +150,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    p.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
+                   help="kernel backend: micro-relay (default) or cmsis-nn (int8 conv2d, depthwise conv2d and "
+                        "dense call CMSIS-NN through crt/cmsis_nn adapters; build with CMSIS-NN's Include/ and "
+                        "sources)")
     from .quantize import cli_options as quantize_cli
 
     quantize_cli.add_arguments(p)

@@ -12,6 +12,10 @@ typedef struct {
     const int32_t *mult;
     const int32_t *shift;
     const int32_t *folded_bias;  /* bias - in_zp * sum(w) per unit, when w_zp == 0; else NULL */
+    const int32_t *requant;      /* int8 on DSP cores: mr_requant_zp's {hi, mult, k} (simd.h) for a per-tensor
+                                  * layer with a folded bias, constants it covers, int8's clamp, 4 units or more
+                                  * and a depth that is a nonzero multiple of 4 (requantized in assembly);
+                                  * else NULL */
 } mr_dense_q_params;
 
 typedef struct {

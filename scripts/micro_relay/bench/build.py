@@ -65,25 +65,32 @@ def _compile_all(gcc: str, machine: Machine, jobs: list[tuple[Path, Path, tuple[
         list(pool.map(one, jobs))
 
 
-def _link(gcc: str, machine: Machine, objects: list[Path], elf: Path) -> Path:
+def _link(gcc: str, machine: Machine, objects: list[Path], elf: Path, archives: tuple[Path, ...] = ()) -> Path:
     command = [gcc, *machine.cflags, "-mthumb", *LINK_FLAGS, f"-T{LD_DIR / (machine.name + '.ld')}",
                f"-L{LD_DIR}", f"-Wl,-Map={elf.with_suffix('.map')}",
-               *map(str, objects), *LIBRARIES, "-o", str(elf)]
+               *map(str, objects), *map(str, archives), *LIBRARIES, "-o", str(elf)]
     _run(command, "linking the runner")
     return elf
 
 
 def build_runner(gcc: str, machine: Machine, model_dir: Path, build_dir: Path, main: str,
-                 model_sources: list[Path], defines: tuple[str, ...] = ()) -> Path:
-    """Compile the runner sources (with `main`) and the given model sources; link build_dir/runner.elf."""
+                 model_sources: list[Path], defines: tuple[str, ...] = (), model_flags: tuple[str, ...] = (),
+                 archives: tuple[Path, ...] = ()) -> Path:
+    """Compile the runner sources (with `main`) and the given model sources (with model_flags, e.g. a
+    library's include folder); link build_dir/runner.elf with the archives (e.g. CMSIS-NN's)."""
     obj_dir = build_dir / "obj"
     obj_dir.mkdir(parents=True, exist_ok=True)
     include = (f"-I{RUNNER_DIR}", f"-I{model_dir}")
     jobs = [(RUNNER_DIR / s, obj_dir / f"mrb_{Path(s).stem}.o", (*RUNNER_FLAGS, *include, *defines))
             for s in (*RUNNER_SOURCES, main)]
-    jobs += [(s, obj_dir / f"{s.stem}.o", (f"-I{model_dir}",)) for s in model_sources]
+    jobs += [(s, obj_dir / f"{s.stem}.o", (f"-I{model_dir}", *model_flags)) for s in model_sources]
     _compile_all(gcc, machine, jobs)
-    return _link(gcc, machine, [obj for _, obj, _ in jobs], build_dir / "runner.elf")
+    return _link(gcc, machine, [obj for _, obj, _ in jobs], build_dir / "runner.elf", archives)
+
+
+def compile_jobs(gcc: str, machine: Machine):
+    """compile_all(jobs) for this compiler and board: (source, object, extra flags) jobs in parallel."""
+    return lambda jobs: _compile_all(gcc, machine, jobs)
 
 
 def write_model_shim(model_dir: Path, name: str) -> None:

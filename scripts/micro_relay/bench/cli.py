@@ -23,12 +23,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="QEMU time limit in seconds (default 600)")
     parser.add_argument("--profile", action="store_true",
                         help="also time each layer in a separate instrumented build (adds \"layers\")")
+    parser.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
+                        help="kernel backend (default micro-relay); cmsis-nn needs the CMSIS-NN library")
+    parser.add_argument("--cmsis-nn", metavar="DIR",
+                        help="CMSIS-NN checkout (Include/, Source/) for --kernels cmsis-nn (default: $CMSIS_NN_PATH)")
 
 
 def run(args) -> int:
     from .measure import bench_model
 
     result = bench_model(args.model, args.machine, name=args.name, seed=args.seed, keep=args.keep,
-                         runs=args.runs, timeout=args.timeout, profile=args.profile)
+                         runs=args.runs, timeout=args.timeout, profile=args.profile, kernels=args.kernels,
+                         cmsis_nn=args.cmsis_nn)
     print(json.dumps(result))
     return 0

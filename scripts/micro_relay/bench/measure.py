@@ -17,7 +17,8 @@ from ..compiler import compile_graph, default_name, prepare_graph, write_output
 from ..errors import CompileError
 from ..ir.registry import get_op
 from ..reference import run as reference_run
-from .build import build_runner, find_tool, gcc_version, instrument_invoke, write_model_shim
+from .build import COMMON_FLAGS, build_runner, compile_jobs, find_tool, gcc_version, instrument_invoke, write_model_shim
+from .cmsis_nn import build_library, find_cmsis_nn, include_dir
 from .machines import Machine, get_machine
 from .report import image_sizes, linked_libraries
 from .run import cost, qemu_version, run_qemu, samples
@@ -105,11 +106,12 @@ def _macs(graph) -> int:
 
 def _model_sources(model, model_dir: Path) -> list[Path]:
     """The C files this compile wrote (a kept folder may hold other models' files too)."""
-    return [model_dir / f"{model.name}.c", *(model_dir / f"mr_{kernel}.c" for kernel in model.kernels)]
+    return [model_dir / f"{model.name}.c", *(model_dir / f"mr_{kernel}.c" for kernel in model.kernels),
+            *(model_dir / f"mr_cmsis_{adapter}.c" for adapter in model.adapters)]
 
 
 def _profile(gcc, qemu, machine: Machine, model, sources: list[Path], model_dir: Path, work: Path,
-             timeout: float) -> list[dict]:
+             timeout: float, link: dict) -> list[dict]:
     """Per-layer instructions from a separate build whose invoke marks each step (1-tick resolution).
 
     The generated invoke numbers its steps in execution order; the plan's order maps a step to its node.
@@ -126,7 +128,7 @@ def _profile(gcc, qemu, machine: Machine, model, sources: list[Path], model_dir:
         copies.append(prof_dir / source.name)
     (prof_dir / "input.bin").write_bytes((work / "input.bin").read_bytes())
     elf = build_runner(gcc, machine, model_dir, prof_dir, "bench_main.c", copies,
-                       ("-DMRB_RUNS=1", "-DMRB_PROFILE"))
+                       ("-DMRB_RUNS=1", "-DMRB_PROFILE"), **link)
     pairs = run_qemu(qemu, machine, elf, prof_dir, timeout)
     marks = list(zip(samples(pairs, "mark"), samples(pairs, "at")))
     layers = []
@@ -141,22 +143,32 @@ def _profile(gcc, qemu, machine: Machine, model, sources: list[Path], model_dir:
 
 def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: str | None = None,
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
-                timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False) -> dict:
-    """Everything `micro-relay bench` prints, as a dict."""
+                timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False, kernels: str = "micro-relay",
+                cmsis_nn: str | Path | None = None) -> dict:
+    """Everything `micro-relay bench` prints, as a dict. kernels "cmsis-nn" builds with the CMSIS-NN library
+    at `cmsis_nn` (default: $CMSIS_NN_PATH)."""
+    if kernels == "cmsis-nn":
+        find_cmsis_nn(cmsis_nn)  # a missing library fails before the model is even read
     graph = prepare_graph(model_path)
     return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
-                       timeout, profile)
+                       timeout, profile, kernels, cmsis_nn)
 
 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
-                profile: bool = False) -> dict:
+                profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None) -> dict:
     """bench_model for an optimized graph (e.g. one the quantizer produced)."""
     machine = get_machine(machine_name)
     if runs < 1:
         raise CompileError("runs must be at least 1", "--runs")
+    cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
-    model = compile_graph(graph, name, Path(source).name)
+    model = compile_graph(graph, name, Path(source).name, kernels=kernels)
+    link: dict = {}
+    if cmsis_root is not None:
+        link = {"model_flags": (f"-isystem{include_dir(cmsis_root)}",),
+                "archives": (build_library(gcc, (*machine.cflags, *COMMON_FLAGS), cmsis_root,
+                                           compile_jobs(gcc, machine)),)}
     model_path = source
     with _work_dir(keep) as work:
         model_dir = work / "model"
@@ -166,7 +178,7 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
         (work / "input.bin").write_bytes(b"".join(_le_bytes(x) for x in inputs))
         (work / "output.bin").unlink(missing_ok=True)
         sources = _model_sources(model, model_dir)
-        elf = build_runner(gcc, machine, model_dir, work, "bench_main.c", sources, (f"-DMRB_RUNS={runs}",))
+        elf = build_runner(gcc, machine, model_dir, work, "bench_main.c", sources, (f"-DMRB_RUNS={runs}",), **link)
         pairs = run_qemu(qemu, machine, elf, work, timeout)
         raw = [cost(machine, t, s) for t, s in zip(samples(pairs, "ticks"), samples(pairs, "spins"))]
         if len(raw) != runs + 1:
@@ -178,7 +190,8 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
         instructions = min(per_run)
         result = {
             "model": str(model_path), "name": name, "machine": machine.name, "core": machine.core,
-            "clock_hz": machine.clock_hz, "instructions": instructions, "instructions_per_run": per_run,
+            "clock_hz": machine.clock_hz, "kernels": kernels, "instructions": instructions,
+            "instructions_per_run": per_run,
             "macs": macs,
             "instructions_per_mac": round(instructions / macs, 3) if macs else None,
             "macs_per_instruction": round(macs / instructions, 4) if instructions > 0 else None,
@@ -190,7 +203,7 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             "gcc": gcc_version(gcc), "qemu": qemu_version(qemu),
         }
         if profile:
-            result["layers"] = _profile(gcc, qemu, machine, model, sources, model_dir, work, timeout)
+            result["layers"] = _profile(gcc, qemu, machine, model, sources, model_dir, work, timeout, link)
     return result
 
 

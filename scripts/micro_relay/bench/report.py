@@ -2,8 +2,9 @@
 
 Whole image: sections sorted into Flash and RAM by micro_relay.budget.elf (the Zephyr footprint rules:
 text and rodata in Flash, bss in RAM, initialized data in both since its initial values sit in Flash).
-Model: the symbols of the generated NAME_* objects and the runtime's mr_* functions, plus the local
-symbols (static helpers, weights, the arena) defined in NAME.c and mr_*.c, read from the ELF symbol table.
+Model: the symbols of the generated NAME_* objects and the runtime's mr_* functions (and CMSIS-NN's arm_*
+ones with --kernels cmsis-nn), plus the local symbols (static helpers, weights, the arena) defined in NAME.c,
+mr_*.c and arm_*.c, read from the ELF symbol table.
 The stack is not a section: the runner reports its measured peak separately.
 """
 
@@ -27,12 +28,17 @@ def image_sizes(elf_path: Path, name: str) -> dict[str, int]:
     return sizes
 
 
+# Kernel code: our runtime's mr_* functions, and CMSIS-NN's arm_* ones when a model uses that backend.
+_RUNTIME_PREFIXES = ("mr_", "arm_")
+
+
 def _is_runtime_file(file_name: str) -> bool:
-    return file_name.startswith("mr_") and file_name.endswith(".c")
+    return file_name.startswith(_RUNTIME_PREFIXES) and file_name.endswith(".c")
 
 
 def model_sizes(elf_path: Path, name: str) -> dict[str, int]:
-    """model_flash_bytes, model_ram_bytes and runtime_code_bytes (the mr_* kernel code alone)."""
+    """model_flash_bytes, model_ram_bytes and runtime_code_bytes (the mr_* kernel code alone, plus CMSIS-NN's
+    arm_* code when linked)."""
     flash = ram = runtime_code = 0
     seen: set[tuple[int, int, int]] = set()
     with open(elf_path, "rb") as handle:
@@ -49,7 +55,7 @@ def model_sizes(elf_path: Path, name: str) -> dict[str, int]:
             if kind not in ("STT_FUNC", "STT_OBJECT") or not size or not isinstance(index, int):
                 continue
             local_file = current_file if bind == "STB_LOCAL" else ""
-            runtime = symbol.name.startswith("mr_") or _is_runtime_file(local_file)
+            runtime = symbol.name.startswith(_RUNTIME_PREFIXES) or _is_runtime_file(local_file)
             generated = symbol.name.startswith(f"{name}_") or local_file == f"{name}.c"
             key = (index, symbol["st_value"], size)
             if not (runtime or generated) or key in seen:

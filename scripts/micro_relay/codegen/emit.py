@@ -46,6 +46,7 @@ class EmitContext:
     declarations: list[str] = field(default_factory=list)
     constant_names: dict[str, str] = field(default_factory=dict)
     counter: int = 0
+    adapters: list[str] = field(default_factory=list)  # CMSIS-NN adapters called (crt/cmsis_nn/mr_cmsis_<x>.c)
 
     def _fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -67,6 +68,11 @@ class EmitContext:
                 )
             return self.constant_names[tensor]
         return f"(({t.type.dtype.c_type} *)({self.name}_arena_base + {self.plan.tensor_offset(tensor)}))"
+
+    def use_adapter(self, stem: str) -> None:
+        """Record that a call names the CMSIS-NN adapter crt/cmsis_nn/mr_cmsis_<stem>.c (ops/_cmsis_nn.py)."""
+        if stem not in self.adapters:
+            self.adapters.append(stem)
 
     def scratch(self) -> str:
         offset = self.plan.scratch_offset(self.node_index)
@@ -162,8 +168,10 @@ def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str) ->
     return f"{ret} {name}_{kind}(int index)\n{{\n    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
 
 
-def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None) -> tuple[str, list[str]]:
-    """The model's .c text and the runtime kernel names it calls."""
+def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None,
+                adapters: list[str] | None = None) -> tuple[str, list[str]]:
+    """The model's .c text and the runtime kernel names it calls; the CMSIS-NN adapters it calls are appended
+    to `adapters` when given."""
     macro = name.upper()
     ctx = EmitContext(name, graph, plan)
     calls: list[str] = []
@@ -180,6 +188,12 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
             if k not in kernels:
                 kernels.append(k)
     includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(kernels))
+    if ctx.adapters:
+        from ..ops._cmsis_nn import HEADER
+
+        includes += f'#include "{HEADER}"\n'
+        if adapters is not None:
+            adapters.extend(sorted(ctx.adapters))
     section = f' MR_SECTION("{arena_section}")' if arena_section else ""
     arena = (
         f"#if defined({macro}_EXTERNAL_ARENA)\n"
@@ -213,6 +227,9 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
 
 
 def emit_model(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None) -> dict[str, str]:
-    """{file name: text} for NAME.h and NAME.c, plus the runtime kernel list under the key '__kernels__'."""
-    source_text, kernels = emit_source(name, graph, plan, source, arena_section)
-    return {f"{name}.h": emit_header(name, graph, plan, source), f"{name}.c": source_text, "__kernels__": kernels}
+    """{file name: text} for NAME.h and NAME.c, plus the runtime kernel list under the key '__kernels__' and
+    the CMSIS-NN adapters called (ops/_cmsis_nn.py; empty with our kernels) under '__adapters__'."""
+    adapters: list[str] = []
+    source_text, kernels = emit_source(name, graph, plan, source, arena_section, adapters)
+    return {f"{name}.h": emit_header(name, graph, plan, source), f"{name}.c": source_text, "__kernels__": kernels,
+            "__adapters__": adapters}

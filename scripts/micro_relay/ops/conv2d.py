@@ -29,6 +29,7 @@ from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, c
                            prepare_convolution, requantize, window_attrs, window_overlap_delta, windowed_size,
                            windows)
 from ._overlap import pointwise_delta
+from . import _cmsis_nn
 
 # The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d.c), reserved on every target because the
 # compiler does not know whether the core has the DSP extension: pairs of gathered windows (int16 pairs, the
@@ -141,7 +142,9 @@ class Conv2D(OpDef):
     def overlap_delta(self, graph, node, p):
         """The int8 pointwise path works in tiles of at most 16 pixels, every other path in output rows. The
         int16 and float kernels have no tiled path today; for a pointwise geometry they also get the tile
-        bound, so that giving them one later keeps the declared overlap safe."""
+        bound, so that giving them one later keeps the declared overlap safe. None on CMSIS-NN (ops/_cmsis_nn.py)."""
+        if _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return None
         g: Geometry = p["geometry"]
         itemsize = graph.type_of(node.inputs[0]).dtype.itemsize
         if not is_pointwise(g):
@@ -154,10 +157,15 @@ class Conv2D(OpDef):
         return g.batches * g.out_h * g.out_w * g.out_c * g.k_h * g.k_w * g.filter_c
 
     def scratch_bytes(self, graph, node, params):
-        """int8: the windows the DSP path gathers (dsp_scratch_bytes); the other kernels need none."""
+        """int8: the windows the DSP path gathers (dsp_scratch_bytes), or CMSIS-NN's buffer on that backend; the
+        other kernels need none."""
+        if _cmsis_nn.uses_cmsis_nn(graph, node, params):
+            return _cmsis_nn.buffer_bytes(node, params)
         return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
 
     def kernel_path(self, graph, node, p):
+        if _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return _cmsis_nn.kernel_path(node, p)
         g: Geometry = p["geometry"]
         if p["kind"] != "s8":
             return {}
@@ -173,6 +181,8 @@ class Conv2D(OpDef):
                 "portable": "window walk, 4 channels a pass, window clipped to the image once"}
 
     def emit(self, ctx, node, p):
+        if _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p):
+            return _cmsis_nn.emit_convolution(ctx, node, p)
         if p["kind"] != "s8":
             return emit_call(ctx, node, p, "mr_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"])), "mr_conv2d",
