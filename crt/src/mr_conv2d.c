@@ -607,7 +607,234 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
         }
     }
 }
+
+/*
+ * Pointwise layers with at most 8 input channels (mr_conv2d_s8_pw8): with so short a window block_fast's fixed
+ * costs per 2x2 block outweigh its inner loop, so the roles turn around. Loop structure:
+ *   tile of at most MR_POINTWISE_TILE pixels, each pixel's channels padded to 8 and extended into the scratch
+ *   (block_fast's pair layout, 2 blocks of 4) > output channel: its bias, requantization constants (made from
+ *   mult and shift) and 8 weights, extended, in registers > pixel: 2 LDRD, 4 SMLAD (the first adds the bias),
+ *   mr_requant_zp's five instructions, SSAT, a byte store.
+ * One assembly call runs a tile's channels (pw8_tile) when every channel qualifies (8 input channels, a bias,
+ * mr_requant_zp covers the constants, the clamp is SSAT's); otherwise each channel goes on its own, through
+ * pw8_tile with its weights padded with zeros, or through C (requantize_slow). All 14 free registers are taken
+ * in the pixel loop, so the pixel count shares one with the shift (ASR reads a register's low byte only).
+ */
+typedef struct {
+    const int32_t *bias, *mult, *shift; /* 0: the next channel's (advanced by pw8_tile) */
+    const int8_t *w;                    /* 12: the next channel's 8 weights */
+    int8_t *out;                        /* 16: the next channel's output for the tile's first pixel */
+    int32_t channels;                   /* 20: channels left */
+    int32_t zp21;                       /* 24: 2 * out_zp + 1, i.e. mr_requant_zp's hi = zp21 << (k - 1) */
+    int32_t count;                      /* 28: (pixels - 2) * 256 */
+    const int32_t *x;                   /* 32: the tile's extended pixels */
+    int32_t step;                       /* 36: output bytes from one pixel to the next */
+} pw8_job;
+
+static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
+{
+    int32_t bias, hi, mult, kc, we0, wo0, we1, wo1, acc, a, b, st;
+    const int32_t *x;
+    int8_t *out;
+/* One pixel: the bias and the 8 products, requantized into acc; q1 and q0 address its second and first blocks. */
+#define MR_PX(q1, q0)                                                                                          \
+    "ldrd %[a], %[b], " q1 "\n\t"                                                                              \
+    "smlad %[acc], %[a], %[we1], %[bias]\n\t"                                                                  \
+    "smlad %[acc], %[b], %[wo1], %[acc]\n\t"                                                                   \
+    "ldrd %[a], %[b], " q0 "\n\t"                                                                              \
+    "smlad %[acc], %[a], %[we0], %[acc]\n\t"                                                                   \
+    "smlad %[acc], %[b], %[wo0], %[acc]\n\t"                                                                   \
+    "and %[a], %[acc], #0x80000000\n\t"                                                                        \
+    "orr %[a], %[a], #0x40000000\n\t"                                                                          \
+    "add %[b], %[hi], %[acc], asr #31\n\t"                                                                     \
+    "smlal %[a], %[b], %[acc], %[mult]\n\t"                                                                    \
+    "asr %[b], %[b], %[kc]\n\t"                                                                                \
+    "ssat %[acc], #8, %[b]\n\t"
+    st = (int32_t)(uintptr_t)job;
+    __asm__ volatile("0:\n\t"
+                     "ldrd %[a], %[b], [%[st]]\n\t"
+                     "ldr %[bias], [%[a]], #4\n\t"
+                     "ldr %[mult], [%[b]], #4\n\t"
+                     "strd %[a], %[b], [%[st]]\n\t"
+                     "ldrd %[a], %[b], [%[st], #8]\n\t"
+                     "ldr %[kc], [%[a]], #4\n\t"
+                     "ldr %[we1], [%[b], #4]\n\t"
+                     "ldr %[we0], [%[b]], #8\n\t"
+                     "strd %[a], %[b], [%[st], #8]\n\t"
+                     "mvn %[kc], %[kc]\n\t" /* k = -shift - 1 */
+                     "sub %[a], %[kc], #1\n\t"
+                     "ldrd %[hi], %[b], [%[st], #24]\n\t"
+                     "lsl %[hi], %[hi], %[a]\n\t"
+                     "add %[kc], %[kc], %[b]\n\t"
+                     "sxtb16 %[wo0], %[we0], ror #8\n\t"
+                     "sxtb16 %[we0], %[we0]\n\t"
+                     "sxtb16 %[wo1], %[we1], ror #8\n\t"
+                     "sxtb16 %[we1], %[we1]\n\t"
+                     "ldr %[out], [%[st], #16]\n\t"
+                     "add %[a], %[out], #1\n\t"
+                     "str %[a], [%[st], #16]\n\t"
+                     "ldr %[x], [%[st], #32]\n\t"
+                     "push {%[st]}\n\t"
+                     "ldr %[st], [%[st], #36]\n\t"
+                     "cmp %[kc], #0\n\t"
+                     "blt 2f\n\t"
+                     "1:\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]], #8")
+                     "strb %[acc], [%[out]]\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]], #24")
+                     "strb %[acc], [%[out], %[st]]\n\t"
+                     "add %[out], %[out], %[st], lsl #1\n\t"
+                     "subs %[kc], %[kc], #512\n\t" /* no borrow: two pixels or more left */
+                     "bcs 1b\n\t"
+                     "tst %[kc], #256\n\t" /* one left */
+                     "beq 3f\n\t"
+                     "2:\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]]")
+                     "strb %[acc], [%[out]]\n\t"
+                     "3:\n\t"
+                     "pop {%[st]}\n\t"
+                     "ldr %[a], [%[st], #20]\n\t"
+                     "subs %[a], %[a], #1\n\t"
+                     "str %[a], [%[st], #20]\n\t"
+                     "bne 0b"
+                     : [bias] "=&r"(bias), [hi] "=&r"(hi), [mult] "=&r"(mult), [kc] "=&r"(kc), [we0] "=&r"(we0),
+                       [wo0] "=&r"(wo0), [we1] "=&r"(we1), [wo1] "=&r"(wo1), [acc] "=&r"(acc), [a] "=&r"(a),
+                       [b] "=&r"(b), [x] "=&r"(x), [out] "=&r"(out), [st] "+r"(st)
+                     :
+                     : "cc", "memory");
+#undef MR_PX
+}
+
+/* Extends pairs (>= 1) of 8-value pixels minus zp (nz: -zp in both lanes) into dst in block_fast's pair layout:
+ * per pair 4 LDR (any alignment), 8 SXTAB16, 4 STRD. */
+static MR_CONV_NOINLINE void extend8_pairs(const int8_t *src, int32_t pairs, int32_t nz, int32_t *dst)
+{
+    uint32_t u, v;
+    int32_t e, o;
+#define MR_EXT(off)                                                                                            \
+    "ldr %[v], [%[s]], #4\n\t"                                                                                 \
+    "sxtab16 %[e], %[nz], %[u]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[u], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" off "]\n\t"                                                                    \
+    "sxtab16 %[e], %[nz], %[v]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[v], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" off " + 16]\n\t"
+    __asm__ volatile("1:\n\t"
+                     "ldr %[u], [%[s]], #4\n\t"
+                     MR_EXT("0")
+                     "ldr %[u], [%[s]], #4\n\t"
+                     MR_EXT("8")
+                     "adds %[d], %[d], #32\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [s] "+r"(src), [n] "+r"(pairs), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v), [e] "=&r"(e),
+                       [o] "=&r"(o)
+                     : [nz] "r"(nz)
+                     : "cc", "memory");
+#undef MR_EXT
+}
+
+/* Whether mr_requant_zp covers channel oc (mr_requant_zp_of's test; calling it here would stop GCC inlining it
+ * into mr_conv2d_s8). */
+static int pw8_covered(const mr_conv2d_q_params *p, int32_t oc)
+{
+    return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21;
+}
+
+static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                       int8_t *out, int32_t *buf)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c, nz = mr_pack2(-p->in_zp);
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
+    int32_t tile = p->scratch_bytes / 16, first, cnt, k, oc, j;
+    int all = c == 8 && bias != NULL && full;
+    pw8_job job;
+    if (tile > MR_POINTWISE_TILE) {
+        tile = MR_POINTWISE_TILE;
+    }
+    if (buf == NULL || tile < 2) {
+        return;
+    }
+    for (oc = 0; oc < out_c; ++oc) {
+        all &= pw8_covered(p, oc);
+    }
+    job.zp21 = 2 * p->out_zp + 1;
+    job.x = buf;
+    job.step = out_c;
+    for (first = 0; first < pixels; first += cnt) {
+        cnt = pixels - first < tile ? pixels - first : tile;
+        job.count = (cnt - 2) * 256;
+        k = 0;
+        if (c == 8 && cnt > 1) {
+            extend8_pairs(in + first * 8, cnt / 2, nz, buf);
+            k = cnt / 2 * 2;
+        }
+        for (; k < cnt; ++k) {
+            const int8_t *src = in + (first + k) * c;
+            int8_t v[8];
+            if (c < 8) {
+                for (j = 0; j < 8; ++j) {
+                    v[j] = j < c ? src[j] : (int8_t)p->in_zp;
+                }
+                src = v;
+            }
+            extend(src, 2, nz, buf + k / 2 * 8 + 2 * (k % 2));
+        }
+        if (all) {
+            job.bias = bias;
+            job.mult = p->mult;
+            job.shift = p->shift;
+            job.w = w;
+            job.out = out + first * out_c;
+            job.channels = out_c;
+            pw8_tile(&job);
+            continue;
+        }
+        for (oc = 0; oc < out_c; ++oc) {
+            const int8_t *wf = w + oc * c;
+            int8_t *o = out + first * out_c + oc;
+            const int32_t b = bias ? bias[oc] : 0;
+            mr_conv_requant rq;
+            if (pw8_covered(p, oc) & full) {
+                int8_t wl[8];
+                for (j = 0; j < 8; ++j) {
+                    wl[j] = j < c ? wf[j] : 0;
+                }
+                job.bias = &b;
+                job.mult = p->mult + oc;
+                job.shift = p->shift + oc;
+                job.w = wl;
+                job.out = o;
+                job.channels = 1;
+                pw8_tile(&job);
+                continue;
+            }
+            mr_conv_requant_of(p->mult[oc], p->shift[oc], &rq);
+            for (k = 0; k < cnt; ++k) {
+                const int8_t *src = in + (first + k) * c;
+                int32_t acc = b;
+                for (j = 0; j < c; ++j) {
+                    acc += (src[j] - p->in_zp) * wf[j];
+                }
+                acc = mr_conv_requantize(&rq, acc) + p->out_zp;
+                o[k * out_c] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
 #endif /* MR_DSP */
+
+void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                      int8_t *out, void *scratch)
+{
+#if MR_DSP
+    pointwise8(p, in, w, bias, out, (int32_t *)scratch);
+#else
+    mr_conv2d_s8(p, in, w, bias, out, scratch);
+#endif
+}
 
 void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
                    int16_t *out)

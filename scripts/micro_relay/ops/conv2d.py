@@ -45,9 +45,9 @@ POINTWISE_TILE = 16
 
 def dsp_scratch_bytes(g: Geometry) -> int:
     """Bytes of arena scratch mr_conv2d_s8 gets for geometry g."""
-    n = g.k_h * g.k_w * g.filter_c
-    pair = 16 * ((n + 3) // 4)  # two pixels' windows
     pointwise = is_pointwise(g)
+    n = max(g.in_c, 8) if pointwise else g.k_h * g.k_w * g.filter_c  # mr_conv2d_s8_pw8 pads to 8 values
+    pair = 16 * ((n + 3) // 4)  # two pixels' windows
     stage = 0 if pointwise or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
     row_pixels = g.batches * g.out_h * g.out_w if pointwise else g.out_w
     pairs = min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
@@ -170,7 +170,11 @@ class Conv2D(OpDef):
         if p["kind"] != "s8":
             return {}
         n = g.k_h * g.k_w * g.filter_c
-        pairs = dsp_scratch_bytes(g) // (16 * ((n + 3) // 4))
+        pairs = dsp_scratch_bytes(g) // (16 * (((max(n, 8) if is_pointwise(g) else n) + 3) // 4))
+        if is_pointwise(g) and g.in_c <= 8:
+            return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 8 and extended to int16 in "
+                           f"scratch, {2 * pairs} pixels a tile, 1 channel's weights in registers a pass (SMLAD)",
+                    "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         if is_pointwise(g):
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {2 * pairs} "
                            f"pixels a tile, 2 pixels x 2 channels a block (SMLAD)",
@@ -186,4 +190,5 @@ class Conv2D(OpDef):
         if p["kind"] != "s8":
             return emit_call(ctx, node, p, "mr_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"])), "mr_conv2d",
-                         scratch=True)
+                         scratch=True, suffix="_pw8" if is_pointwise(p["geometry"]) and p["geometry"].in_c <= 8 else
+                         "")

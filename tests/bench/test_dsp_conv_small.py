@@ -1,0 +1,95 @@
+"""int8 pointwise convolutions with few input channels on the DSP path (crt/src/mr_conv2d.c), run on mps2-an386
+(Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
+
+Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile
+of pixels); 12 and 16 stay on mr_conv2d_s8's 2x2 blocks. The cases cover both, with odd output channel counts,
+odd pixel counts (a lone last pixel in a tile), a single pixel, ReLU6 clamps narrower than int8, no bias, and
+per-channel shifts on both sides of mr_requant_zp's range [-21, -2] within one layer (those channels take C).
+A structural test checks that each case drives the branch its comment names.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from support.tflite_models import conv2d_model
+from micro_relay.bench.measure import bench_model
+from micro_relay.compiler import compile_graph, prepare_graph
+from micro_relay.ir.registry import get_op
+
+# name: (kwargs of conv2d_model, the branch it drives). Every model is 1x1, stride 1: a pointwise layer.
+# "all": one pw8_tile call a tile; "per channel": pw8_tile or C per channel; "blocks": mr_conv2d_s8.
+MODELS = {
+    # 8 channels, 45 pixels (tiles of 16, 16, 13), 7 output channels, both zero points at -128
+    "c8_odd": (dict(input_shape=(1, 9, 5, 8), out_channels=7, in_zp=-128, out_zp=-128, seed=60), "all"),
+    # 8 channels, 17 pixels: a tile of 16, then one of a single pixel
+    "c8_tile_plus_one": (dict(input_shape=(1, 1, 17, 8), out_channels=5, in_zp=7, out_zp=3, seed=61), "all"),
+    # a single pixel
+    "c8_one_pixel": (dict(input_shape=(1, 1, 1, 8), out_channels=3, in_zp=-3, out_zp=2, seed=62), "all"),
+    # two batches: the pixels of both in one row
+    "c8_batches": (dict(input_shape=(2, 3, 3, 8), out_channels=9, in_zp=4, out_zp=-6, seed=63), "all"),
+    # 3 channels padded to 8 (inputs and weights), odd pixels, odd channels
+    "c3": (dict(input_shape=(1, 5, 7, 3), out_channels=5, in_zp=6, out_zp=-2, seed=64), "per channel"),
+    # 6 channels without a bias
+    "c6_no_bias": (dict(input_shape=(1, 4, 5, 6), out_channels=9, bias=None, in_zp=-9, out_zp=1, seed=65),
+                   "per channel"),
+    # ReLU6 with an output scale that makes act_max < 127: SSAT is not the clamp, every channel in C
+    "c8_relu6": (dict(input_shape=(1, 5, 5, 8), out_channels=7, activation="RELU6", out_zp=-128, in_zp=-1,
+                      out_spread=0.5, seed=3), "per channel"),
+    # shifts -2 and -1 in one layer (a large output scale): some channels in pw8_tile, the others in C
+    "c8_shifts_m2_m1": (dict(input_shape=(1, 8, 8, 8), out_channels=7, out_spread=0.03, in_zp=2, seed=3),
+                        "per channel"),
+    # shifts 0, -1 and -2 with 6 channels
+    "c6_shifts_0_m2": (dict(input_shape=(1, 8, 7, 6), out_channels=9, out_spread=0.03, in_zp=-5, seed=5),
+                       "per channel"),
+    # shifts -21 and -22 in one layer (a tiny output multiplier)
+    "c8_shifts_m21_m22": (dict(input_shape=(1, 3, 5, 8), out_channels=7, out_spread=3e4, out_zp=5, seed=3),
+                          "per channel"),
+    # 12 and 16 channels: the 2x2 blocks, odd channels and pixels
+    "c12": (dict(input_shape=(1, 3, 7, 12), out_channels=9, in_zp=-7, out_zp=5, seed=66), "blocks"),
+    "c16_relu6": (dict(input_shape=(1, 5, 3, 16), out_channels=11, activation="RELU6", out_zp=-128, out_spread=0.5,
+                       seed=67),
+                  "blocks"),
+}
+
+
+def _model(tmp_path, name):
+    path = tmp_path / f"{name}.tflite"
+    path.write_bytes(conv2d_model(kernel=(1, 1), **MODELS[name][0]))
+    return path
+
+
+@pytest.fixture(scope="module")
+def results(arm_tools, tmp_path_factory):
+    """Every model benched once on the Cortex-M4 board."""
+    folder = tmp_path_factory.mktemp("dsp_conv_small")
+    return {name: bench_model(_model(folder, name), "mps2-an386", runs=1, seed=1) for name in MODELS}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_small_pointwise_matches_reference_on_cortex_m4(results, name):
+    result = results[name]
+    assert result["outputs_match"] is True, result
+    assert result["max_abs_diff"] == 0
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_case_drives_its_branch(tmp_path, name):
+    """The kernel the emitter calls and what mr_conv2d_s8_pw8 decides per layer, from the prepared constants."""
+    kwargs, branch = MODELS[name]
+    graph = prepare_graph(_model(tmp_path, name))
+    (node,) = [n for n in graph.nodes if n.op == "nn.conv2d"]
+    p = get_op(node.op).prepare(graph, node)
+    source = "".join(compile_graph(graph, "small", "test").files.values())
+    assert ("mr_conv2d_s8_pw8(" in source) == (branch != "blocks")
+    covered = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
+    full = (p["act_min"], p["act_max"]) == (-128, 127)
+    everything = kwargs["input_shape"][3] == 8 and kwargs.get("bias", "default") is not None and full
+    if branch == "all":
+        assert everything and all(covered)
+    elif branch == "per channel":
+        assert not (everything and all(covered))
+    if name.startswith("c8_shifts") or name.startswith("c6_shifts"):
+        assert any(covered) and not all(covered), p["shift"]
+    if "relu6" in name:
+        assert -60 < p["act_max"] < 127, p["act_max"]  # a clamp that bites, and unclamped outputs to check
