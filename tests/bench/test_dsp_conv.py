@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from support.tflite_models import conv2d_model
-from micro_relay.bench.measure import bench_model
+from support.cortex_m_cases import assert_bit_exact, bench_cases
 
 # name: (kwargs of conv2d_model). Comments name the branch each one exercises.
 MODELS = {
@@ -40,17 +40,9 @@ MODELS = {
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
-    folder = tmp_path_factory.mktemp("dsp_conv")
-    out = {}
-    for name, kwargs in MODELS.items():
-        path = folder / f"{name}.tflite"
-        path.write_bytes(conv2d_model(**kwargs))
-        out[name] = bench_model(path, "mps2-an386", runs=1, seed=1)
-    return out
+    return bench_cases(tmp_path_factory.mktemp("dsp_conv"), {n: conv2d_model(**kw) for n, kw in MODELS.items()})
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_dsp_conv_matches_reference_on_cortex_m4(results, name):
-    result = results[name]
-    assert result["outputs_match"] is True, result
-    assert result["max_abs_diff"] == 0
+    assert_bit_exact(results[name])

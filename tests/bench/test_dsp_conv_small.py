@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from support.tflite_models import conv2d_model
-from micro_relay.bench.measure import bench_model
+from support.cortex_m_cases import assert_bit_exact, bench_cases
 from micro_relay.compiler import compile_graph, prepare_graph
 from micro_relay.ir.registry import get_op
 
@@ -62,15 +62,13 @@ def _model(tmp_path, name):
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
-    folder = tmp_path_factory.mktemp("dsp_conv_small")
-    return {name: bench_model(_model(folder, name), "mps2-an386", runs=1, seed=1) for name in MODELS}
+    return bench_cases(tmp_path_factory.mktemp("dsp_conv_small"),
+                       {name: conv2d_model(kernel=(1, 1), **MODELS[name][0]) for name in MODELS})
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_small_pointwise_matches_reference_on_cortex_m4(results, name):
-    result = results[name]
-    assert result["outputs_match"] is True, result
-    assert result["max_abs_diff"] == 0
+    assert_bit_exact(results[name])
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from support.tflite_models import binary_model, conv2d_model, depthwise_model, fully_connected_model, pool_model
-from micro_relay.bench.measure import bench_model
+from support.cortex_m_cases import assert_bit_exact, bench_cases
 
 CRT_INCLUDE = Path(__file__).resolve().parents[2] / "crt" / "include"
 
@@ -134,20 +134,12 @@ MODELS = {
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
-    folder = tmp_path_factory.mktemp("dsp")
-    out = {}
-    for name, (builder, kwargs) in MODELS.items():
-        path = folder / f"{name}.tflite"
-        path.write_bytes(builder(**kwargs))
-        out[name] = bench_model(path, "mps2-an386", runs=1, seed=1)
-    return out
+    return bench_cases(tmp_path_factory.mktemp("dsp"), {name: build(**kw) for name, (build, kw) in MODELS.items()})
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_dsp_path_matches_reference_on_cortex_m4(results, name):
-    result = results[name]
-    assert result["outputs_match"] is True, result
-    assert result["max_abs_diff"] == 0
+    assert_bit_exact(results[name])
 
 
 REQUANT_CHECK = r"""

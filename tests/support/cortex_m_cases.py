@@ -1,0 +1,25 @@
+"""Small models run once each on the Cortex-M4 board (the DSP paths), for the tests/bench kernel suites."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from micro_relay.bench.measure import bench_model
+
+BOARD = "mps2-an386"  # Cortex-M4F: the DSP extension
+
+
+def bench_cases(folder: Path, models: dict[str, bytes]) -> dict[str, dict]:
+    """Name -> the bench result (outputs compared with the reference interpreter on seed 1) of each model."""
+    results = {}
+    for name, model in models.items():
+        path = folder / f"{name}.tflite"
+        path.write_bytes(model)
+        results[name] = bench_model(path, BOARD, runs=1, seed=1)
+    return results
+
+
+def assert_bit_exact(result: dict) -> None:
+    """The device's outputs equal the reference interpreter's (which is bit-exact with TFLite Micro)."""
+    assert result["outputs_match"] is True, result
+    assert result["max_abs_diff"] == 0
