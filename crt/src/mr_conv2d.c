@@ -296,41 +296,45 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
  *   the row > each pixel's window gathered (in-image taps; 0 for the others) one run at a time (a filter
  *   row's in-image taps when contiguous), minus the zero point and sign-extended to int16 pairs (one LDR, two
  *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
- *   output channels (requantization constants made here) > pair of pixels: 4 accumulators, 8 SMLADs per 4
- *   window values, requantization with the output zero point folded in (mr_requant_zp), SSAT, byte stores.
- * The common case runs in one assembly routine per channel pair and tile (block_fast); channels whose
- * constants mr_requant_zp does not cover, clamps narrower than int8, an odd last channel and the last channel
- * pair of a window whose length is not a multiple of 4 take the C loop (block_fast's raw accumulators,
- * requantize_slow).
+ *   output channels: their filters extended to int16 once into the scratch's weight slot, requantization
+ *   constants made here > pair of pixels (one assembly call for all of them, tile_pairs): 4 accumulators,
+ *   4 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
+ *   (mr_requant_zp), SSAT, byte stores.
+ * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
+ * 16 MACs, and frees the register that keeps the job's address through the loop.
+ * Channels whose constants mr_requant_zp does not cover, clamps narrower than int8 and an odd last channel
+ * take tile_pairs' raw accumulators and C's requantize_slow.
  * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
- * The scratch holds at least one pair (the compiler always plans it); without it the kernel does nothing.
- * Scratch layout: pixels go in pairs, each pair takes 4 * quads words (quads = ceil(n / 4), the window padded
- * with zeros); per 4 window values a pair holds [px0 even, px0 odd, px1 even, px1 odd]. A lone last pixel
- * fills its pair's px0 half; the px1 half is computed and dropped. A window whose filter_c is not a multiple
- * of 4 is staged as int8 after the tile first (zero point off-image and in the padding).
+ * The scratch holds the weight slot and at least one pixel pair (the compiler always plans both); without
+ * them the kernel does nothing.
+ * Scratch layout: the weight slot, then pixel pairs, each slot 4 * quads words (quads = ceil(n / 4), windows
+ * and filters padded with zeros). Per 4 window values a pixel pair holds [px0 even, px0 odd, px1 even, px1 odd],
+ * the weight slot [ch0 even, ch0 odd, ch1 even, ch1 odd]. A lone last pixel fills its pair's px0 half; the px1
+ * half is computed and dropped. A window whose filter_c is not a multiple of 4 is staged as int8 after the
+ * tile first (zero point off-image and in the padding).
  */
 
-/* What block_fast reads, at the offsets its assembly uses. */
+/* What tile_pairs reads, at the offsets its assembly uses. */
 typedef struct {
-    int32_t pairs;          /* 0: pairs of pixels left */
-    int32_t quads;          /* 4 */
+    const int32_t *wx;      /* 0: the channel pair's extended filters */
+    int32_t quads;          /* 4: passes of 4 blocks of 4 values, quads % 4 in bits 30 and 31 */
     int32_t b0, b1;         /* 8: the channels' biases */
-    const int8_t *w0, *w1;  /* 16: the channels' filters */
-    mr_requant_zp q0, q1;   /* 24, 36 */
-    int8_t *out;            /* 48: channel 0 of the pair's first pixel */
-    int32_t step;           /* 52: from a pixel's output to the next one's (0: a lone pixel) */
-    int32_t *acc;           /* 56: NULL, or where one pair's 4 raw accumulators go (no requantization) */
+    mr_requant_zp q0, q1;   /* 16, 28 */
+    int8_t *out;            /* 40: channel 0 of the pair at the next pixel pair's first pixel */
+    const int32_t *end;     /* 44: end of the tile's last pixel pair */
+    int32_t step;           /* 48: from a pixel's output to the next one's */
+    int32_t last_step;      /* 52: step for the last pixel pair (0: a lone pixel) */
+    int32_t *acc;           /* 56: NULL, or where each pixel pair's 4 raw accumulators go (no requantization) */
 } fast_job;
 
-/* One 2-pixel x 2-channel block per pair: bias, quads (>= 1) x (2 weight words extended, 8 SMLADs; two blocks of
- * 4 values a loop pass, an odd count entering at the second), then either the raw accumulators into job->acc
- * (one pair) or requantization (mr_requant_zp_apply's five instructions and SSAT) and four byte stores, second
- * pixel first (with step 0 the first pixel's stores win).
- * All 14 free registers hold the loop's values, so the job pointer waits on the stack during the loop. */
-static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
+/* Per pixel pair from x to job->end: bias, quads (>= 1) x (4 LDRD, 8 SMLADs; four blocks of 4 values a loop
+ * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw accumulators into job->acc or requantization
+ * (mr_requant_zp_apply's five instructions and SSAT) and four byte stores, second pixel first (with step 0 the
+ * first pixel's stores win). The job's address stays in the 14th free register. */
+static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
 {
-    int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0;
-    const int8_t *w0, *w1;
+    int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0, t1;
+    const int32_t *w;
 #define MR_REQ(a)                                                                                              \
     "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
     "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
@@ -338,72 +342,77 @@ static MR_CONV_NOINLINE void block_fast(const int32_t *x, fast_job *job)
     "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
     "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
     "ssat %[" a "], #8, %[vo]\n\t"
-/* One block of 4 window values: 2 weight words extended, 8 SMLADs. */
-#define MR_QUAD                                                                                                        \
-    "ldr %[ue], [%[w0]], #4\n\t"                                                                                       \
-    "ldr %[ve], [%[w1]], #4\n\t"                                                                                       \
-    "ldrd %[t0], %[c], [%[x]], #8\n\t"                                                                                 \
-    "sxtb16 %[uo], %[ue], ror #8\n\t"                                                                                  \
-    "sxtb16 %[ue], %[ue]\n\t"                                                                                          \
-    "sxtb16 %[vo], %[ve], ror #8\n\t"                                                                                  \
-    "sxtb16 %[ve], %[ve]\n\t"                                                                                          \
-    "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                           \
-    "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                           \
-    "smlad %[a00], %[c], %[uo], %[a00]\n\t"                                                                            \
-    "smlad %[a01], %[c], %[vo], %[a01]\n\t"                                                                            \
-    "ldrd %[t0], %[c], [%[x]], #8\n\t"                                                                                 \
-    "smlad %[a10], %[t0], %[ue], %[a10]\n\t"                                                                           \
-    "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                           \
-    "smlad %[a10], %[c], %[uo], %[a10]\n\t"                                                                            \
-    "smlad %[a11], %[c], %[vo], %[a11]\n\t"
+/* One block of 4 window values: both channels' extended weights, each pixel's, 8 SMLADs. */
+#define MR_QUAD                                                                                                \
+    "ldrd %[ue], %[uo], [%[w]], #8\n\t"                                                                        \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "ldrd %[ve], %[vo], [%[w]], #8\n\t"                                                                        \
+    "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                   \
+    "smlad %[a00], %[t1], %[uo], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t1], %[vo], %[a01]\n\t"                                                                   \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "smlad %[a10], %[t0], %[ue], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                   \
+    "smlad %[a10], %[t1], %[uo], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
     __asm__ volatile("0:\n\t"
-                     "ldr %[n], [%[c], #4]\n\t"
                      "ldrd %[a00], %[a01], [%[c], #8]\n\t"
                      "mov %[a10], %[a00]\n\t"
                      "mov %[a11], %[a01]\n\t"
-                     "ldrd %[w0], %[w1], [%[c], #16]\n\t"
-                     "push {%[c]}\n\t"
-                     "lsrs %[n], %[n], #1\n\t" /* two blocks of 4 values a pass; an odd count enters halfway */
-                     "bcc 1f\n\t"
-                     "adds %[n], %[n], #1\n\t"
-                     "b 4f\n\t"
+                     "ldrd %[w], %[n], [%[c]]\n\t"
+                     "lsls %[t0], %[n], #1\n\t" /* C, N: bits 1 and 0 of quads */
+                     "bic %[n], %[n], #0xc0000000\n\t"
+                     "bcc 5f\n\t"
+                     "bmi 2f\n\t"
+                     "b 3f\n\t"
+                     "5:\n\t"
+                     "bmi 4f\n\t"
                      "1:\n\t"
+                     MR_QUAD
+                     "2:\n\t"
+                     MR_QUAD
+                     "3:\n\t"
                      MR_QUAD
                      "4:\n\t"
                      MR_QUAD
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
-                     "pop {%[c]}\n\t"
                      "ldr %[t0], [%[c], #56]\n\t"
                      "cmp %[t0], #0\n\t"
-                     "beq 2f\n\t"
-                     "strd %[a00], %[a01], [%[t0]]\n\t"
-                     "strd %[a10], %[a11], [%[t0], #8]\n\t"
-                     "b 3f\n\t"
-                     "2:\n\t"
-                     "ldrd %[ue], %[uo], [%[c], #24]\n\t"
-                     "ldr %[ve], [%[c], #32]\n\t"
-                     MR_REQ("a00") MR_REQ("a10")
-                     "ldrd %[ue], %[uo], [%[c], #36]\n\t"
-                     "ldr %[ve], [%[c], #44]\n\t"
-                     MR_REQ("a01") MR_REQ("a11")
-                     "ldrd %[w0], %[w1], [%[c], #48]\n\t"
-                     "add %[vo], %[w0], %[w1]\n\t"
-                     "strb %[a10], [%[vo]]\n\t"
-                     "strb %[a11], [%[vo], #1]\n\t"
-                     "strb %[a00], [%[w0]]\n\t"
-                     "strb %[a01], [%[w0], #1]\n\t"
-                     "add %[w0], %[vo], %[w1]\n\t"
-                     "str %[w0], [%[c], #48]\n\t"
-                     "ldr %[n], [%[c]]\n\t"
-                     "subs %[n], %[n], #1\n\t"
-                     "str %[n], [%[c]]\n\t"
+                     "beq 6f\n\t"
+                     "strd %[a00], %[a01], [%[t0]], #8\n\t"
+                     "strd %[a10], %[a11], [%[t0]], #8\n\t"
+                     "str %[t0], [%[c], #56]\n\t"
+                     "ldr %[t0], [%[c], #44]\n\t"
+                     "cmp %[x], %[t0]\n\t"
                      "bne 0b\n\t"
-                     "3:"
+                     "b 7f\n\t"
+                     "6:\n\t"
+                     "ldrd %[ue], %[uo], [%[c], #16]\n\t"
+                     "ldr %[ve], [%[c], #24]\n\t"
+                     MR_REQ("a00") MR_REQ("a10")
+                     "ldrd %[ue], %[uo], [%[c], #28]\n\t"
+                     "ldr %[ve], [%[c], #36]\n\t"
+                     MR_REQ("a01") MR_REQ("a11")
+                     "ldr %[w], [%[c], #40]\n\t"
+                     "ldrd %[t0], %[t1], [%[c], #44]\n\t"
+                     "cmp %[x], %[t0]\n\t" /* eq: the last pair */
+                     "it eq\n\t"
+                     "ldreq %[t1], [%[c], #52]\n\t"
+                     "add %[n], %[w], %[t1]\n\t"
+                     "strb %[a10], [%[n]]\n\t"
+                     "strb %[a11], [%[n], #1]\n\t"
+                     "strb %[a00], [%[w]]\n\t"
+                     "strb %[a01], [%[w], #1]\n\t"
+                     "add %[w], %[n], %[t1]\n\t"
+                     "str %[w], [%[c], #40]\n\t"
+                     "bne 0b\n\t"
+                     "7:"
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x] "+r"(x),
-                       [w0] "=&r"(w0), [w1] "=&r"(w1), [n] "=&r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo),
-                       [ve] "=&r"(ve), [vo] "=&r"(vo), [t0] "=&r"(t0), [c] "+r"(job)
-                     :
+                       [w] "=&r"(w), [n] "=&r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
+                       [t0] "=&r"(t0), [t1] "=&r"(t1)
+                     : [c] "r"(job)
                      : "cc", "memory");
 #undef MR_REQ
 #undef MR_QUAD
@@ -426,6 +435,31 @@ static MR_CONV_NOINLINE void extend(const int8_t *src, int32_t quads, int32_t nz
                      "bpl 1b"
                      : [s] "+r"(src), [q] "+r"(quads), [d] "+r"(dst), [v] "=&r"(v), [e] "=&r"(e), [o] "=&r"(o)
                      : [nz] "r"(nz)
+                     : "cc", "memory");
+}
+
+/* Extends quads (>= 0) blocks of 4 weights of two filters into dst, the weight slot's layout: per block
+ * [f0 even, f0 odd, f1 even, f1 odd]. */
+static MR_CONV_NOINLINE void extend_pair(const int8_t *f0, const int8_t *f1, int32_t quads, int32_t *dst)
+{
+    uint32_t u, v;
+    int32_t e, o;
+    __asm__ volatile("b 2f\n\t"
+                     "1:\n\t"
+                     "ldr %[u], [%[f0]], #4\n\t"
+                     "ldr %[v], [%[f1]], #4\n\t"
+                     "sxtb16 %[e], %[u]\n\t"
+                     "sxtb16 %[o], %[u], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #8\n\t"
+                     "sxtb16 %[e], %[v]\n\t"
+                     "sxtb16 %[o], %[v], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #8\n\t"
+                     "2:\n\t"
+                     "subs %[q], %[q], #1\n\t"
+                     "bpl 1b"
+                     : [f0] "+r"(f0), [f1] "+r"(f1), [q] "+r"(quads), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v),
+                       [e] "=&r"(e), [o] "=&r"(o)
+                     :
                      : "cc", "memory");
 }
 
@@ -508,24 +542,27 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
     const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
+    int32_t *px, acc[2 * MR_POINTWISE_TILE];
     int8_t *stage;
     int32_t tile, row, first, cnt, k, ch, oc, j;
-    tile = buf == NULL ? 0 : (p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
-                                 pair_words * 2;
+    /* pixel pairs after the weight slot */
+    tile = buf == NULL ? 0 : ((p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
+                                  pair_words - 1) * 2;
     if (tile > MR_POINTWISE_TILE) {
         tile = MR_POINTWISE_TILE;
     }
     if (tile < 2) {
         return;
     }
-    stage = (int8_t *)(buf + tile / 2 * pair_words);
+    px = buf + pair_words;
+    stage = (int8_t *)(px + tile / 2 * pair_words);
     for (row = 0; row < rows; ++row) {
         for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
             const int32_t oc_first = ch / g->filter_c * per_group, oc_end = oc_first + per_group;
             for (first = row * row_px; first < (row + 1) * row_px; first += cnt) {
                 cnt = (row + 1) * row_px - first < tile ? (row + 1) * row_px - first : tile;
                 for (k = 0; k < cnt; ++k) {
-                    int32_t *slot = buf + k / 2 * pair_words + 2 * (k % 2);
+                    int32_t *slot = px + k / 2 * pair_words + 2 * (k % 2);
                     if (pointwise) { /* the window is the pixel's channels, contiguous */
                         const int8_t *src = in + (first + k) * g->in_c;
                         int8_t last[4];
@@ -542,65 +579,33 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
                 }
                 for (oc = oc_first; oc < oc_end; oc += 2) {
                     const int32_t oc1 = oc + 1 < oc_end ? oc + 1 : oc; /* an odd last channel goes twice */
-                    /* the padded last block reads up to 3 weights past the filter (the next filter's, times 0),
-                     * past the array for the last channel: that pair leaves the tail to C */
-                    const int over = tail && oc1 + 1 == out_c;
                     fast_job job;
                     int fast;
-                    job.quads = over ? n / 4 : quads;
+                    extend_pair(w + oc * n, w + oc1 * n, n / 4, buf); /* the filters as int16 */
+                    for (j = 0; tail && j < 2; ++j) { /* the last block padded with zeros */
+                        const int8_t *f = w + (j ? oc1 : oc) * n + n / 4 * 4;
+                        int8_t last[4];
+                        for (k = 0; k < 4; ++k) {
+                            last[k] = k < tail ? f[k] : 0;
+                        }
+                        extend(last, 1, 0, buf + 2 * j + 4 * (n / 4));
+                    }
+                    job.wx = buf;
+                    job.quads = (int32_t)((uint32_t)(quads + 3) / 4 | (uint32_t)quads << 30);
                     job.b0 = bias ? bias[oc] : 0;
                     job.b1 = bias ? bias[oc1] : 0;
-                    job.w0 = w + oc * n;
-                    job.w1 = w + oc1 * n;
                     job.out = out + first * out_c + oc;
+                    job.end = px + (cnt + 1) / 2 * pair_words;
                     job.step = out_c;
-                    job.acc = NULL;
+                    job.last_step = cnt % 2 ? 0 : out_c;
                     fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
-                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full &
-                           (oc1 != oc) & !over;
-                    k = 0;
-                    if (fast) {
-                        job.pairs = cnt / 2;
-                        if (job.pairs > 0) {
-                            block_fast(buf, &job);
-                        }
-                        if (cnt % 2) {
-                            job.pairs = 1;
-                            job.step = 0;
-                            block_fast(buf + cnt / 2 * pair_words, &job);
-                        }
-                        k = cnt;
-                    }
-                    for (; k < cnt; k += 2) {
-                        const int32_t *x = buf + k / 2 * pair_words + 4 * job.quads;
-                        int32_t acc[4], v[4], i;
+                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
+                    job.acc = fast ? NULL : acc;
+                    tile_pairs(px, &job);
+                    for (k = 0; !fast && k < cnt; ++k) { /* pixel k's accumulators: acc[k / 2 * 4 + k % 2 * 2] */
                         int8_t *o = out + (first + k) * out_c + oc;
-                        acc[0] = job.b0;
-                        acc[1] = job.b1;
-                        acc[2] = job.b0;
-                        acc[3] = job.b1;
-                        job.pairs = 1;
-                        job.acc = acc;
-                        if (job.quads > 0) {
-                            block_fast(x - 4 * job.quads, &job);
-                        }
-                        for (i = 0; over && i < tail; ++i) { /* value i of a block: word i % 2, half i / 2 */
-                            const int32_t v0 = (int16_t)(x[i % 2] >> (i / 2 * 16));
-                            const int32_t v1 = (int16_t)(x[2 + i % 2] >> (i / 2 * 16));
-                            acc[0] += v0 * job.w0[n / 4 * 4 + i];
-                            acc[1] += v0 * job.w1[n / 4 * 4 + i];
-                            acc[2] += v1 * job.w0[n / 4 * 4 + i];
-                            acc[3] += v1 * job.w1[n / 4 * 4 + i];
-                        }
-                        for (j = 0; j < 4; ++j) {
-                            v[j] = requantize_slow(p, j % 2 ? oc1 : oc, acc[j]);
-                        }
-                        o[0] = (int8_t)v[0];
-                        o[oc1 - oc] = (int8_t)v[1];
-                        if (k + 1 < cnt) {
-                            o[out_c] = (int8_t)v[2];
-                            o[out_c + oc1 - oc] = (int8_t)v[3];
-                        }
+                        o[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[k / 2 * 4 + k % 2 * 2 + 1]);
+                        o[0] = (int8_t)requantize_slow(p, oc, acc[k / 2 * 4 + k % 2 * 2]);
                     }
                 }
             }
@@ -609,10 +614,10 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
 }
 
 /*
- * Pointwise layers with at most 8 input channels (mr_conv2d_s8_pw8): with so short a window block_fast's fixed
+ * Pointwise layers with at most 8 input channels (mr_conv2d_s8_pw8): with so short a window tile_pairs' fixed
  * costs per 2x2 block outweigh its inner loop, so the roles turn around. Loop structure:
  *   tile of at most MR_POINTWISE_TILE pixels, each pixel's channels padded to 8 and extended into the scratch
- *   (block_fast's pair layout, 2 blocks of 4) > output channel: its bias, requantization constants (made from
+ *   (mr_conv2d_s8's pair layout, 2 blocks of 4) > output channel: its bias, requantization constants (made from
  *   mult and shift) and 8 weights, extended, in registers > pixel: 2 LDRD, 4 SMLAD (the first adds the bias),
  *   mr_requant_zp's five instructions, SSAT, a byte store.
  * One assembly call runs a tile's channels (pw8_tile) when every channel qualifies (8 input channels, a bias,
@@ -705,7 +710,7 @@ static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
 #undef MR_PX
 }
 
-/* Extends pairs (>= 1) of 8-value pixels minus zp (nz: -zp in both lanes) into dst in block_fast's pair layout:
+/* Extends pairs (>= 1) of 8-value pixels minus zp (nz: -zp in both lanes) into dst in mr_conv2d_s8's pair layout:
  * per pair 4 LDR (any alignment), 8 SXTAB16, 4 STRD. */
 static MR_CONV_NOINLINE void extend8_pairs(const int8_t *src, int32_t pairs, int32_t nz, int32_t *dst)
 {

@@ -32,10 +32,12 @@ from ._overlap import pointwise_delta
 from . import _cmsis_nn
 
 # The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d.c), reserved on every target because the
-# compiler does not know whether the core has the DSP extension: pairs of gathered windows (int16 pairs, the
-# window padded with zeros to a multiple of 4 values) as many as fit DSP_TILE_BYTES, at least one pair and at
-# most MR_POINTWISE_TILE pixels, plus an int8 staging copy of one window when filter_c is not a multiple of 4.
-# The kernel needs at least one pair: 4 bytes per window value (a 3x3x64 window: 2,304 B). Each tile pays a
+# compiler does not know whether the core has the DSP extension: slots of 4 bytes per window value (the window
+# padded with zeros to a multiple of 4 values; a 3x3x64 window: 2,304 B), one for a channel pair's filters
+# extended to int16, the others each a pair of gathered windows, plus an int8 staging copy of one window when
+# filter_c is not a multiple of 4. Pointwise layers take the weight slot on top of at most MR_POINTWISE_TILE
+# pixels within DSP_TILE_BYTES; other layers take at most 8 slots (ResNet-8's 3x3x16 layers set its arena), at
+# least 2 (the kernel needs them) and at most the row's pixel pairs plus one. Each tile pays a
 # setup per output-channel pair, so larger tiles are faster (ResNet-8's 3x3x16 windows: 2 pixels a tile at
 # 1,024 B, 16 at 8,192 B). The scratch lives only during the layer but can set the arena: ResNet-8's grew from
 # 34,368 to 38,400 B (TFLite Micro's head plan: 49,152 B) for 20.86 -> 17.56 M instructions on Cortex-M4.
@@ -51,7 +53,11 @@ def dsp_scratch_bytes(g: Geometry) -> int:
     stage = 0 if pointwise or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
     row_pixels = g.batches * g.out_h * g.out_w if pointwise else g.out_w
     pairs = min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
-    return pairs * pair + stage
+    if pointwise and g.in_c <= 8:  # mr_conv2d_s8_pw8: no weight slot
+        return pairs * pair + stage
+    if not pointwise:
+        pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2 + 1) - 1
+    return (pairs + 1) * pair + stage
 
 
 def _geometry(graph, node) -> Geometry:
@@ -170,18 +176,21 @@ class Conv2D(OpDef):
         if p["kind"] != "s8":
             return {}
         n = g.k_h * g.k_w * g.filter_c
-        pairs = dsp_scratch_bytes(g) // (16 * (((max(n, 8) if is_pointwise(g) else n) + 3) // 4))
-        if is_pointwise(g) and g.in_c <= 8:
+        pw8 = is_pointwise(g) and g.in_c <= 8
+        pairs = dsp_scratch_bytes(g) // (16 * (((max(n, 8) if is_pointwise(g) else n) + 3) // 4)) - (not pw8)
+        if pw8:
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 8 and extended to int16 in "
                            f"scratch, {2 * pairs} pixels a tile, 1 channel's weights in registers a pass (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         if is_pointwise(g):
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {2 * pairs} "
-                           f"pixels a tile, 2 pixels x 2 channels a block (SMLAD)",
+                           f"pixels a tile, 2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 "
+                           f"channels a block (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         staged = "" if g.filter_c % 4 == 0 else ", staged as int8 first"
         return {"dsp": f"im2col: {n}-value windows extended to int16 in scratch{staged}, {2 * pairs} pixels a tile, "
-                       f"2 pixels x 2 channels a block (SMLAD)",
+                       f"2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 channels a block "
+                       f"(SMLAD)",
                 "portable": "window walk, 4 channels a pass, window clipped to the image once"}
 
     def emit(self, ctx, node, p):
