@@ -69,6 +69,11 @@ class OpDef:
         cores with the DSP extension and "portable" elsewhere (empty: the op has one simple loop)."""
         return {}
 
+    def estimate(self, graph: Graph, node: Node, params: dict) -> dict | None:
+        """The cost model's Cortex-M4 instructions for this node (ops/_cost.py): {"instructions", "path" and,
+        where the compiler chose among paths, "alternatives": path -> instructions}; None: not estimated."""
+        return None
+
     def overlap_delta(self, graph: Graph, node: Node, params: dict) -> int | None:
         """Lagged in-place: the largest offset(output) - offset(input 0), in bytes (negative: the output starts
         below its input), at which the kernel's writes never reach input bytes it has still to read, so the

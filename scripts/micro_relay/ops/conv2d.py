@@ -29,7 +29,7 @@ from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, c
                            prepare_convolution, requantize, window_attrs, window_overlap_delta, windowed_size,
                            windows)
 from ._overlap import pointwise_delta
-from . import _cmsis_nn
+from . import _cmsis_nn, _cost
 
 # The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d.c), reserved on every target because the
 # compiler does not know whether the core has the DSP extension: slots of 4 bytes per window value (the window
@@ -192,6 +192,12 @@ class Conv2D(OpDef):
                        f"2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 channels a block "
                        f"(SMLAD)",
                 "portable": "window walk, 4 channels a pass, window clipped to the image once"}
+
+    def estimate(self, graph, node, p):
+        """int8 on our kernel only (ops/_cost.py)."""
+        if p["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return None
+        return _cost.conv2d_estimate(p)
 
     def emit(self, ctx, node, p):
         if _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p):

@@ -14,7 +14,7 @@ from ..arith.fixedpoint import mbqm32, mbqm64
 from ..arith.multiplier import f32, quantize_multipliers
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from . import _cmsis_nn
+from . import _cmsis_nn, _cost
 from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 
 
@@ -136,6 +136,12 @@ class Dense(OpDef):
     def kernel_path(self, graph, node, p):
         """Our int8 kernel's loops (_kernel_paths); the CMSIS-NN function on that backend (ops/_cmsis_nn.py)."""
         return _cmsis_nn.kernel_path(node, p) if _cmsis_nn.uses_cmsis_nn(graph, node, p) else _kernel_paths(p)
+
+    def estimate(self, graph, node, p):
+        """int8 on our kernel only (ops/_cost.py)."""
+        if p["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return None
+        return _cost.dense_estimate(p)
 
     def emit(self, ctx, node, p):
         data, weight, bias = node.inputs

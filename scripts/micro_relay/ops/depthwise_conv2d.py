@@ -25,7 +25,7 @@ from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
                            float_finish, folded_bias, Geometry, inputs3, inside_image, prepare_convolution,
                            requantize, window_attrs, window_overlap_delta, windowed_size, windows)
-from . import _cmsis_nn
+from . import _cmsis_nn, _cost
 
 
 # Output pixels per strip fill of the DSP path (MR_DW_CHUNK in crt/src/mr_depthwise_conv2d.c).
@@ -45,10 +45,14 @@ def _is_3x3(g: Geometry) -> bool:
 
 
 def uses_strip(g: Geometry) -> bool:
-    """Whether the DSP path reads a strip: depth multiplier 1, or a multiple of 4 with a 3x3 undilated window
-    (the assembly pixel loop; other windows of a shared input channel are faster in the window walk, and their
-    strip would cost more arena: micro_speech's 10x8 window doubled its arena)."""
-    return g.filter_c == 1 or (g.filter_c % 4 == 0 and _is_3x3(g))
+    """Whether the DSP path reads a strip (depth multiplier 1 or a multiple of 4): always for a 3x3 undilated
+    window (the assembly pixel loop), otherwise when the cost model (ops/_cost.py) estimates the strip's C tap
+    loop faster than the window walk. The choice weighs instructions only; the strip's scratch
+    (dsp_scratch_bytes) is planned like a tensor and shows in the plan report. The walk still wins for shared
+    input channels in large windows (micro_speech's 10x8, whose strip would double its arena)."""
+    if g.filter_c != 1 and g.filter_c % 4:
+        return False
+    return _is_3x3(g) or _cost.cheapest(g, _cost.depthwise_candidates(g)) == "depthwise_strip"
 
 
 def _strip_entry(g: Geometry) -> str:
@@ -177,6 +181,12 @@ class DepthwiseConv2D(OpDef):
                     "portable": "window walk, 4 outputs of one input channel a pass"}
         return {"dsp": f"zero-padded int16 strip in scratch, blocks of 4 channels, {compute}{tail}",
                 "portable": "window walk, blocks of 4 channels (windows inside the image from the folded bias)"}
+
+    def estimate(self, graph, node, p):
+        """int8 on our kernel only (ops/_cost.py), with the walk's estimate where uses_strip chose."""
+        if p["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, p):
+            return None
+        return _cost.depthwise_estimate(p, uses_strip(p["geometry"]))
 
     def scratch_bytes(self, graph, node, params):
         """int8: the DSP path's strip (dsp_scratch_bytes), or CMSIS-NN's buffer on that backend; the other

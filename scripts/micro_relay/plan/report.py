@@ -7,7 +7,10 @@
 - every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
   the delta, offset(output) - offset(input) and the bytes they actually share (0 when placed apart);
 - which order and planner won, and what every candidate order gave;
-- per node its op, MAC count and the kernel's loop structure for its shapes (OpDef.kernel_path).
+- per node its op, MAC count and the kernel's loop structure for its shapes (OpDef.kernel_path);
+- per int8 conv2d, depthwise_conv2d and dense node the cost model's Cortex-M4 instructions (OpDef.estimate,
+  ops/_cost.py): the path taken and, where the compiler chose, every candidate's; and their sum
+  (estimated_instructions: those layers only, not the whole model).
 """
 
 from __future__ import annotations
@@ -36,15 +39,19 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
     at_peak = sorted((b for b in plan.buffers if b.first <= step <= b.last),
                      key=lambda b: (plan.offsets[b.name], b.name))
     nodes = []
-    total_macs = 0
+    total_macs = total_estimate = 0
     for index, node_index in enumerate(plan.order):
         node = graph.nodes[node_index]
         op = get_op(node.op)
         macs = op.macs(graph, node)
         total_macs += macs
-        path = op.kernel_path(graph, node, op.prepare(graph, node))
+        params = op.prepare(graph, node)
+        path = op.kernel_path(graph, node, params)
+        estimate = op.estimate(graph, node, params)
+        total_estimate += estimate["instructions"] if estimate else 0
         nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
-                      "output": node.outputs[0], "macs": macs, **({"kernel": path} if path else {})})
+                      "output": node.outputs[0], "macs": macs, **({"kernel": path} if path else {}),
+                      **({"estimate": estimate} if estimate else {})})
     overlaps = []
     for out, inp, delta in overlap_pairs(list(plan.buffers)):
         at_out, at_in = plan.offsets[out.name], plan.offsets[inp.name]
@@ -67,6 +74,7 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
                        for c in plan.tried],
         "weights_bytes": weights,
         "macs": total_macs,
+        "estimated_instructions": total_estimate,
         "tensors": tensors,
         "nodes": nodes,
     }
