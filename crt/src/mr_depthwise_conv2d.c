@@ -354,11 +354,10 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
 }
 
 /* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
-static void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
-                      int32_t oc, int32_t count, int8_t *out, int32_t *sums)
+static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
+                                       int32_t row_words, int32_t oc, int32_t count, int8_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
-    (void)sums;
     int32_t i, r, t, j;
     for (i = 0; i < count; ++i, x += 2 * g->stride_w, out += g->out_c) {
         int32_t acc[4] = {h->bias[0], h->bias[1], h->bias[2], h->bias[3]};
@@ -390,28 +389,6 @@ static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int3
         }
     }
 }
-
-/* The 3x3 assembly over one chunk of a block: straight to the output, or through the sums. */
-static void dw_pixels_3x3_block(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
-                                int32_t row_words, int32_t oc, int32_t count, int8_t *out, int32_t *sums)
-{
-    if (h->fast) {
-        dw_pixels_3x3(h, x, 4 * row_words, count, out);
-    } else {
-        dw_pixels_3x3(h, x, 4 * row_words, count, (int8_t *)sums);
-        dw_requant_raw(p, sums, oc, count, out);
-    }
-}
-
-/* How one chunk of a block is computed from the strip: dw_pixels_3x3_block or dw_pixels. Chosen by the entry
- * point, so a model whose depthwise layers are all 3x3 does not link the C tap loop. */
-typedef void (*dw_pixels_fn)(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x, int32_t row_words,
-                             int32_t oc, int32_t count, int8_t *out, int32_t *sums);
-
-/* How a channel left over from the blocks of four is computed (dw_channel_row), or NULL when out_c % 4 == 0:
- * chosen by the entry point, so that models without such channels do not link the window walk. */
-typedef void (*dw_channel_fn)(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w,
-                              const int32_t *bias, int32_t iy0, int32_t oc, int8_t *out);
 
 /* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most, s_skip aside); returns their count. */
 static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
@@ -466,21 +443,27 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
     }
 }
 
+/* Which pixel loop and leftover handling an entry point compiles dw_s8_strip with (constants, so each entry
+ * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
+ * one without leftover channels not the window walk). */
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2 };
+
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
-static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                        int8_t *out, int32_t *scratch, dw_pixels_fn pixels, dw_channel_fn leftover)
+static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                         const int32_t *bias, int8_t *out, int32_t *scratch, int variant)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
     const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
+    const int32_t block_step = m == 1 ? 4 : 0; /* input channels from one block to the next (multiplier 1) */
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
     const int32_t n_chunks = dw_chunks(p, chunks);
     int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
     int32_t *const sums = strip + g->k_h * row_words; /* a raw block's sums: 4 words a pixel of a chunk */
-    int32_t b, oy, k, blk, r0, r1, filled;
+    int32_t b, oy, k, blk, r0, r1;
     for (k = 0; k < n_chunks; ++k) {
         chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
     }
@@ -491,26 +474,43 @@ static void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             const int8_t *x = in + b * g->in_h * row_in;
+            int32_t *const first_row = strip;
             mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &r0, &r1); /* the filter rows inside the image */
             r0 = r0 < g->k_h ? r0 : g->k_h;
             r1 = r1 < g->k_h ? r1 : g->k_h;
             x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
-            dw_zero(strip, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
+            dw_zero(first_row, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
             dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
             for (k = 0; k < n_chunks; ++k) {
                 const dw_chunk *ch = &chunks[k];
-                for (blk = 0, filled = -1; blk < blocks; ++blk) {
-                    const dw_header *h = (const dw_header *)(scratch + blk * header_words);
-                    const int32_t channel = m == 1 ? 4 * blk : 4 * blk / m; /* the block's first input channel */
+                const int8_t *xb = x + ch->x_off;
+                const dw_header *h = (const dw_header *)scratch;
+                int8_t *o = out + ch->out_off;
+                int32_t channel = 0, filled = -1, share = 0; /* multiplier m: m / 4 blocks share a channel */
+                for (blk = 0; blk < blocks; ++blk, o += 4, h = (const dw_header *)((const int32_t *)h + header_words)) {
                     if (r1 > r0 && channel != filled) {
-                        dw_strip(strip + r0 * row_words, x + channel + ch->x_off, ch, r1 - r0);
+                        dw_strip(strip + r0 * row_words, xb + channel, ch, r1 - r0);
                         filled = channel;
                     }
-                    pixels(p, h, strip, row_words, 4 * blk, ch->count, out + 4 * blk + ch->out_off, sums);
+                    if (!(variant & DW_3X3)) {
+                        dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, o);
+                    } else if (h->fast) {
+                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, o);
+                    } else {
+                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, (int8_t *)sums);
+                        dw_requant_raw(p, sums, 4 * blk, ch->count, o);
+                    }
+                    if (block_step) {
+                        channel += block_step;
+                    } else if (++share == m / 4) {
+                        share = 0;
+                        ++channel;
+                    }
                 }
             }
-            for (blk = 4 * blocks; leftover != NULL && blk < c; ++blk) { /* multiplier 1: channels past the blocks */
-                leftover(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
+            for (blk = 4 * blocks; (variant & DW_LEFTOVERS) && blk < c; ++blk) { /* multiplier 1: channels past
+                                                                                   the blocks */
+                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
             }
         }
     }
@@ -521,7 +521,7 @@ void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in,
                                   const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels, dw_channel_row);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_ANY_WINDOW | DW_LEFTOVERS);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);
@@ -532,7 +532,7 @@ void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *
                                      const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block, dw_channel_row);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_3X3 | DW_LEFTOVERS);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);
@@ -543,7 +543,7 @@ void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_
                                         const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, dw_pixels_3x3_block, NULL);
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_3X3);
 #else
     (void)scratch;
     mr_depthwise_conv2d_s8(p, in, w, bias, out);
