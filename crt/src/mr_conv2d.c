@@ -292,14 +292,16 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
 /*
  * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
  * windows (im2col). Loop structure:
- *   row (pointwise: one row of all the flattened pixels) > group > tile of at most MR_POINTWISE_TILE pixels of
- *   the row > each pixel's window gathered (in-image taps; 0 for the others) one run at a time (a filter
+ *   band of rows (pointwise: one row of all the flattened pixels; with one group, as many whole rows as a tile
+ *   holds, which only delays a row's stores past the band's later reads, so the planner's row order still
+ *   holds; else one row) > group > tile of at most MR_POINTWISE_TILE pixels of the band > each pixel's window
+ *   gathered (in-image taps; 0 for the others) one run at a time (a filter
  *   row's in-image taps when contiguous), minus the zero point and sign-extended to int16 pairs (one LDR, two
  *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
  *   output channels: their filters extended to int16 once into the scratch's weight slot, requantization
  *   constants made here > pair of pixels (one assembly call for all of them, tile_pairs): 4 accumulators,
  *   4 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
- *   (mr_requant_zp), SSAT, byte stores.
+ *   (mr_requant_zp), SSAT, a halfword store per pixel (its channel pair).
  * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
  * 16 MACs, and frees the register that keeps the job's address through the loop.
  * Channels whose constants mr_requant_zp does not cover, clamps narrower than int8 and an odd last channel
@@ -317,7 +319,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
 /* What tile_pairs reads, at the offsets its assembly uses. */
 typedef struct {
     const int32_t *wx;      /* 0: the channel pair's extended filters */
-    int32_t quads;          /* 4: passes of 4 blocks of 4 values, quads % 4 in bits 30 and 31 */
+    int32_t passes;         /* 4: loop passes of 4 blocks of 4 values */
     int32_t b0, b1;         /* 8: the channels' biases */
     mr_requant_zp q0, q1;   /* 16, 28 */
     int8_t *out;            /* 40: channel 0 of the pair at the next pixel pair's first pixel */
@@ -325,12 +327,17 @@ typedef struct {
     int32_t step;           /* 48: from a pixel's output to the next one's */
     int32_t last_step;      /* 52: step for the last pixel pair (0: a lone pixel) */
     int32_t *acc;           /* 56: NULL, or where each pixel pair's 4 raw accumulators go (no requantization) */
+    uintptr_t enter;        /* 60: bytes of blocks skipped in the first pass, then where a pixel pair enters */
+    uintptr_t leave;        /* 64: where a pixel pair goes after its products (set by tile_pairs) */
 } fast_job;
 
 /* Per pixel pair from x to job->end: bias, quads (>= 1) x (4 LDRD, 8 SMLADs; four blocks of 4 values a loop
- * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw accumulators into job->acc or requantization
- * (mr_requant_zp_apply's five instructions and SSAT) and four byte stores, second pixel first (with step 0 the
- * first pixel's stores win). The job's address stays in the 14th free register. */
+ * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw
+ * accumulators into job->acc or requantization (mr_requant_zp_apply's five instructions and SSAT) and two
+ * halfword stores (a pixel's channel pair), second pixel first (with step 0 the first pixel's store wins).
+ * Where a pixel pair enters the loop and where it goes after it are worked out once a call and taken with LDR PC
+ * (a block is 48 bytes of 32-bit instructions), so a pixel pair pays one instruction for each. The job's address
+ * stays in the 14th free register. */
 static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
 {
     int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0, t1;
@@ -356,18 +363,25 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
     "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                   \
     "smlad %[a10], %[t1], %[uo], %[a10]\n\t"                                                                   \
     "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
-    __asm__ volatile("0:\n\t"
+    __asm__ volatile("9:\n\t" /* PC reads as 9b + 4; + 1 below: Thumb (GAS's ADR misses here when unaligned) */
+                     "mov %[t1], pc\n\t"
+                     "add %[t1], %[t1], #(4f - 9b - 3)\n\t"
+                     "ldr %[t0], [%[c], #60]\n\t"
+                     "sub %[t1], %[t1], %[t0]\n\t"
+                     "str %[t1], [%[c], #60]\n\t"
+                     "add %[t1], %[t1], #(6f - 4f)\n\t"
+                     "add %[t1], %[t1], %[t0]\n\t"
+                     "ldr %[t0], [%[c], #56]\n\t"
+                     "cmp %[t0], #0\n\t"
+                     "it ne\n\t"
+                     "subne %[t1], %[t1], #(6f - 8f)\n\t"
+                     "str %[t1], [%[c], #64]\n\t"
+                     "0:\n\t"
                      "ldrd %[a00], %[a01], [%[c], #8]\n\t"
                      "mov %[a10], %[a00]\n\t"
                      "mov %[a11], %[a01]\n\t"
                      "ldrd %[w], %[n], [%[c]]\n\t"
-                     "lsls %[t0], %[n], #1\n\t" /* C, N: bits 1 and 0 of quads */
-                     "bic %[n], %[n], #0xc0000000\n\t"
-                     "bcc 5f\n\t"
-                     "bmi 2f\n\t"
-                     "b 3f\n\t"
-                     "5:\n\t"
-                     "bmi 4f\n\t"
+                     "ldr pc, [%[c], #60]\n\t"
                      "1:\n\t"
                      MR_QUAD
                      "2:\n\t"
@@ -376,11 +390,14 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      MR_QUAD
                      "4:\n\t"
                      MR_QUAD
+                     ".if (2b - 1b) - 48\n\t" /* the entry offsets the C side computes assume 48-byte blocks */
+                     ".error \"tile_pairs: a block of 4 window values is not 48 bytes\"\n\t"
+                     ".endif\n\t"
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
+                     "ldr pc, [%[c], #64]\n\t"
+                     "8:\n\t"
                      "ldr %[t0], [%[c], #56]\n\t"
-                     "cmp %[t0], #0\n\t"
-                     "beq 6f\n\t"
                      "strd %[a00], %[a01], [%[t0]], #8\n\t"
                      "strd %[a10], %[a11], [%[t0]], #8\n\t"
                      "str %[t0], [%[c], #56]\n\t"
@@ -400,12 +417,11 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      "cmp %[x], %[t0]\n\t" /* eq: the last pair */
                      "it eq\n\t"
                      "ldreq %[t1], [%[c], #52]\n\t"
-                     "add %[n], %[w], %[t1]\n\t"
-                     "strb %[a10], [%[n]]\n\t"
-                     "strb %[a11], [%[n], #1]\n\t"
-                     "strb %[a00], [%[w]]\n\t"
-                     "strb %[a01], [%[w], #1]\n\t"
-                     "add %[w], %[n], %[t1]\n\t"
+                     "bfi %[a10], %[a11], #8, #8\n\t"
+                     "strh %[a10], [%[w], %[t1]]\n\t"
+                     "bfi %[a00], %[a01], #8, #8\n\t"
+                     "strh %[a00], [%[w]]\n\t"
+                     "add %[w], %[w], %[t1], lsl #1\n\t"
                      "str %[w], [%[c], #40]\n\t"
                      "bne 0b\n\t"
                      "7:"
@@ -496,8 +512,13 @@ static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *i
                 const int8_t *src = image + (iy * g->in_w + ix) * g->in_c;
                 if (direct) {
                     extend(src, values / 4, nz, dst);
-                } else {
-                    memcpy(st, src, (size_t)values);
+                } else { /* runs are short (a 10x4x1 window's: 4 bytes): no memcpy call */
+                    for (c = 0; c + 4 <= values; c += 4) {
+                        memcpy(st + c, src + c, 4);
+                    }
+                    for (; c < values; ++c) {
+                        st[c] = src[c];
+                    }
                 }
             } else if (direct) {
                 for (c = 0; c < values; c += 4) {
@@ -544,7 +565,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
     int32_t *px, acc[2 * MR_POINTWISE_TILE];
     int8_t *stage;
-    int32_t tile, row, first, cnt, k, ch, oc, j;
+    int32_t tile, band, row, first, cnt, k, ch, oc, j;
     /* pixel pairs after the weight slot */
     tile = buf == NULL ? 0 : ((p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
                                   pair_words - 1) * 2;
@@ -556,11 +577,13 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     }
     px = buf + pair_words;
     stage = (int8_t *)(px + tile / 2 * pair_words);
-    for (row = 0; row < rows; ++row) {
+    band = g->filter_c == g->in_c && tile >= row_px ? tile / row_px : 1;
+    for (row = 0; row < rows; row += band) {
+        const int32_t band_end = (row + band < rows ? row + band : rows) * row_px;
         for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
             const int32_t oc_first = ch / g->filter_c * per_group, oc_end = oc_first + per_group;
-            for (first = row * row_px; first < (row + 1) * row_px; first += cnt) {
-                cnt = (row + 1) * row_px - first < tile ? (row + 1) * row_px - first : tile;
+            for (first = row * row_px; first < band_end; first += cnt) {
+                cnt = band_end - first < tile ? band_end - first : tile;
                 for (k = 0; k < cnt; ++k) {
                     int32_t *slot = px + k / 2 * pair_words + 2 * (k % 2);
                     if (pointwise) { /* the window is the pixel's channels, contiguous */
@@ -591,7 +614,8 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
                         extend(last, 1, 0, buf + 2 * j + 4 * (n / 4));
                     }
                     job.wx = buf;
-                    job.quads = (int32_t)((uint32_t)(quads + 3) / 4 | (uint32_t)quads << 30);
+                    job.passes = (quads + 3) / 4;
+                    job.enter = (uintptr_t)((quads - 1) % 4 * 48);
                     job.b0 = bias ? bias[oc] : 0;
                     job.b1 = bias ? bias[oc1] : 0;
                     job.out = out + first * out_c + oc;

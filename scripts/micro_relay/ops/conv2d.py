@@ -37,7 +37,8 @@ from . import _cmsis_nn, _cost
 # extended to int16, the others each a pair of gathered windows, plus an int8 staging copy of one window when
 # filter_c is not a multiple of 4. Pointwise layers take the weight slot on top of at most MR_POINTWISE_TILE
 # pixels within DSP_TILE_BYTES; other layers take at most 8 slots (ResNet-8's 3x3x16 layers set its arena), at
-# least 2 (the kernel needs them) and at most the row's pixel pairs plus one. Each tile pays a
+# least 2 (the kernel needs them) and at most a band's pixel pairs plus one (a band: as many whole output rows
+# as the slots hold when there is one group, else one row). Each tile pays a
 # setup per output-channel pair, so larger tiles are faster (ResNet-8's 3x3x16 windows: 2 pixels a tile at
 # 1,024 B, 16 at 8,192 B). The scratch lives only during the layer but can set the arena: ResNet-8's grew from
 # 34,368 to 38,400 B (TFLite Micro's head plan: 49,152 B) for 20.86 -> 17.56 M instructions on Cortex-M4.
@@ -56,7 +57,10 @@ def dsp_scratch_bytes(g: Geometry) -> int:
     if pointwise and g.in_c <= 8:  # mr_conv2d_s8_pw8: no weight slot
         return pairs * pair + stage
     if not pointwise:
-        pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2 + 1) - 1
+        pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2) - 1
+        if g.in_c == g.filter_c and 2 * pairs >= row_pixels:  # one group: a tile of whole rows (a band)
+            row_pixels *= 2 * pairs // row_pixels
+        pairs = min(pairs, (row_pixels + 1) // 2)
     return (pairs + 1) * pair + stage
 
 
