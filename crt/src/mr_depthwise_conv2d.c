@@ -517,38 +517,22 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
 }
 #endif /* MR_DSP */
 
-void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                  const int32_t *bias, int8_t *out, void *scratch)
-{
+/* The strip kernel's entry points (depthwise_conv2d.h); the portable path runs the window walk. */
 #if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_ANY_WINDOW | DW_LEFTOVERS);
+#define MR_DW_STRIP_BODY(variant) dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, (variant))
 #else
-    (void)scratch;
-    mr_depthwise_conv2d_s8(p, in, w, bias, out);
+#define MR_DW_STRIP_BODY(variant) ((void)scratch, mr_depthwise_conv2d_s8(p, in, w, bias, out))
 #endif
-}
+#define MR_DW_STRIP_ENTRY(name, variant)                                                                       \
+    void name(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, \
+              void *scratch)                                                                                   \
+    {                                                                                                          \
+        MR_DW_STRIP_BODY(variant);                                                                             \
+    }
 
-void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                     const int32_t *bias, int8_t *out, void *scratch)
-{
-#if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_3X3 | DW_LEFTOVERS);
-#else
-    (void)scratch;
-    mr_depthwise_conv2d_s8(p, in, w, bias, out);
-#endif
-}
-
-void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                        const int32_t *bias, int8_t *out, void *scratch)
-{
-#if MR_DSP
-    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, DW_3X3);
-#else
-    (void)scratch;
-    mr_depthwise_conv2d_s8(p, in, w, bias, out);
-#endif
-}
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip, DW_ANY_WINDOW | DW_LEFTOVERS)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)
