@@ -1,4 +1,4 @@
-"""The int8 conv2d DSP path's window gathering and inner loop (crt/src/mr_conv2d.c), run on mps2-an386
+"""The int8 conv2d DSP path's window gathering and inner loop (crt/src/mr_conv2d_dsp.c), run on mps2-an386
 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Each small model drives one branch: a filter row's in-image taps gathered as one run and clipped at the left

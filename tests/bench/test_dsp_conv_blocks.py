@@ -1,4 +1,4 @@
-"""int8 convolutions on mr_conv2d_s8's DSP path (crt/src/mr_conv2d.c) in the shapes that drive each branch of
+"""int8 convolutions on mr_conv2d_s8's DSP path (crt/src/mr_conv2d_dsp.c) in the shapes that drive each branch of
 tile_pairs, run on mps2-an386 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is
 bit-exact with TFLite Micro.
 

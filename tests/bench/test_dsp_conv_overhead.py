@@ -1,4 +1,4 @@
-"""int8 window convolutions on mr_conv2d_s8's DSP path (crt/src/mr_conv2d.c) in the shapes that drive the branches
+"""int8 window convolutions on mr_conv2d_s8's DSP path (crt/src/mr_conv2d_dsp.c) in the shapes that drive the branches
 added to cut its per-output and gather overheads, run on mps2-an386 (Cortex-M4, DSP extension) and compared with
 the reference interpreter, which is bit-exact with TFLite Micro.
 

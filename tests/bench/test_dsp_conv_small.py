@@ -1,4 +1,4 @@
-"""int8 pointwise convolutions with few input channels on the DSP path (crt/src/mr_conv2d.c), run on mps2-an386
+"""int8 pointwise convolutions with few input channels on the DSP path (crt/src/mr_conv2d_dsp.c), run on mps2-an386
 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile

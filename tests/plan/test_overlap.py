@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tile_matches_the_kernel():
-    source = (ROOT / "crt" / "src" / "mr_conv2d.c").read_text()
+    source = (ROOT / "crt" / "include" / "micro_relay" / "conv2d.h").read_text()
     assert re.search(r"#define MR_POINTWISE_TILE (\d+)", source).group(1) == str(POINTWISE_TILE)
 
 

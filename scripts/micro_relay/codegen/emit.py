@@ -176,6 +176,7 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
     ctx = EmitContext(name, graph, plan)
     calls: list[str] = []
     kernels: list[str] = []
+    headers: set[str] = set()
     for step, node_index in enumerate(plan.order):
         node = graph.nodes[node_index]
         op = get_op(node.op)
@@ -184,10 +185,12 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
         where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
         call = op.emit(ctx, node, params)
         calls.append(f"    {where}\n    {call}" if call else f"    {where}")
-        for k in op.kernel_sources(graph, node):
+        sources = op.kernel_sources(graph, node)
+        headers.update(sources[:1])
+        for k in sources:
             if k not in kernels:
                 kernels.append(k)
-    includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(kernels))
+    includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(headers))
     if ctx.adapters:
         from ..ops._cmsis_nn import HEADER
 

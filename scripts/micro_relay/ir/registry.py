@@ -45,7 +45,8 @@ class OpDef:
     num_inputs: ClassVar[tuple[int, int]] = (1, 1)  # (min, max); absent optional inputs are ""
     alias: ClassVar[bool] = False  # output is the input's bytes reinterpreted (no copy)
     inplace: ClassVar[bool] = False  # output may take the bytes of input 0 when that input dies here
-    kernels: ClassVar[tuple[str, ...]] = ()  # runtime sources (crt/src/<kernel>.c) this op calls
+    # runtime sources (crt/src/mr_<kernel>.c) this op calls; the first also names its header (micro_relay/<kernel>.h)
+    kernels: ClassVar[tuple[str, ...]] = ()
 
     def infer(self, graph: Graph, node: Node) -> list[TensorType]:
         raise NotImplementedError

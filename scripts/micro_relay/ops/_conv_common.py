@@ -52,8 +52,8 @@ class Geometry:
 
 
 def is_pointwise(g: Geometry) -> bool:
-    """The int8 kernel's matrix-product condition (mr_conv2d_s8 in crt/src/mr_conv2d.c): 1x1, stride 1, no
-    padding, input and output spatially equal, one group."""
+    """The int8 kernel's matrix-product condition (mr_conv2d_s8, crt/src/mr_conv2d.c and mr_conv2d_dsp.c): 1x1,
+    stride 1, no padding, input and output spatially equal, one group."""
     return (g.k_h == 1 and g.k_w == 1 and g.stride_h == 1 and g.stride_w == 1 and g.pad_top == 0
             and g.pad_left == 0 and g.out_h == g.in_h and g.out_w == g.in_w and g.filter_c == g.in_c)
 

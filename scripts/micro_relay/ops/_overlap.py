@@ -3,7 +3,7 @@
 A convolution, depthwise convolution or pooling kernel that walks its output in order reads each input byte
 for the last time long before it finishes, so its output may overlap the part of its own input that is
 already dead, with no kernel change (TinyEngine, MCUNet). The kernels' memory-access contract
-(crt/src/mr_conv2d.c, mr_depthwise_conv2d.c, mr_max_pool2d.c, mr_avg_pool2d.c):
+(crt/src/mr_conv2d.c, mr_conv2d_dsp.c, mr_depthwise_conv2d.c, mr_max_pool2d.c, mr_avg_pool2d.c):
 
 - units u = 0, 1, ... are processed in order, over every batch image in turn: output rows for the window
   walks (all reads and writes of row r finish before any work on row r + 1; the row reads input rows
@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-POINTWISE_TILE = 16  # MR_POINTWISE_TILE in crt/src/mr_conv2d.c (tests/plan/test_overlap.py checks it)
+POINTWISE_TILE = 16  # MR_POINTWISE_TILE in crt/include/micro_relay/conv2d.h (tests/plan/test_overlap.py checks it)
 
 
 def max_delta(units: Iterable[tuple[int, int]]) -> int:

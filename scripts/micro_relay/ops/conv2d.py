@@ -11,10 +11,11 @@ clamps. int16x8 uses no zero points; it accumulates in int32 with an int32 bias 
 model's quantized_bias_type is int32), otherwise in int64 with MBQM64. Float sums in the order fy, fx, ic from
 0.f, adds bias (0.f when absent), then clamps.
 
-The int8 kernel (crt/src/mr_conv2d.c) picks its loop structure from the geometry in the parameter struct: a
-tiled matrix product for 1x1 stride-1 unpadded single-group layers, a clipped window walk otherwise. Prepare
-folds bias - in_zp * sum(w) per channel when the weights are constant and refuses what the kernel's exactness
-relies on (check_int8_kernel_limits).
+The int8 kernel (crt/src/mr_conv2d.c; mr_conv2d_dsp.c on cores with the DSP extension) picks its loop
+structure from the geometry in the parameter struct: a tiled matrix product for 1x1 stride-1 unpadded
+single-group layers, a clipped window walk otherwise (gathered windows on DSP cores). Prepare folds
+bias - in_zp * sum(w) per channel when the weights are constant and refuses what the kernel's exactness relies
+on (check_int8_kernel_limits).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, c
 from ._overlap import pointwise_delta
 from . import _cmsis_nn, _cost
 
-# The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d.c), reserved on every target because the
+# The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d_dsp.c), reserved on every target because the
 # compiler does not know whether the core has the DSP extension: slots of 4 bytes per window value (the window
 # padded with zeros to a multiple of 4 values; a 3x3x64 window: 2,304 B), one for a channel pair's filters
 # extended to int16, the others each a pair of gathered windows, plus an int8 staging copy of one window when
@@ -86,7 +87,7 @@ class Conv2D(OpDef):
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION,
              "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)
-    kernels = ("conv2d",)
+    kernels = ("conv2d", "conv2d_dsp")
 
     def infer(self, graph, node):
         g = _geometry(graph, node)

@@ -1,0 +1,585 @@
+/*
+ * nn.conv2d int8 on cores with the DSP extension (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): mr_conv2d_s8 and
+ * mr_conv2d_s8_pw8, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md sections 2 and 8). The
+ * portable int8 path, int16 and float are in mr_conv2d.c; on other cores this file holds only the _pw8 entry.
+ */
+#include "micro_relay/conv2d.h"
+#include "micro_relay/fixedpoint.h"
+#include "micro_relay/simd.h"
+
+#if MR_DSP
+/*
+ * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
+ * windows (im2col). Loop structure:
+ *   band of rows (pointwise: one row of all the flattened pixels; with one group, as many whole rows as a tile
+ *   holds, which only delays a row's stores past the band's later reads, so the planner's row order still
+ *   holds; else one row) > group > tile of at most MR_POINTWISE_TILE pixels of the band > each pixel's window
+ *   gathered (in-image taps; 0 for the others) one run at a time (a filter
+ *   row's in-image taps when contiguous), minus the zero point and sign-extended to int16 pairs (one LDR, two
+ *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
+ *   output channels: their filters extended to int16 once into the scratch's weight slot, requantization
+ *   constants made here > pair of pixels (one assembly call for all of them, tile_pairs): 4 accumulators,
+ *   4 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
+ *   (mr_requant_zp), SSAT, a halfword store per pixel (its channel pair).
+ * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
+ * 16 MACs, and frees the register that keeps the job's address through the loop.
+ * Channels whose constants mr_requant_zp does not cover, clamps narrower than int8 and an odd last channel
+ * take tile_pairs' raw accumulators and C's requantize_slow.
+ * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
+ * The scratch holds the weight slot and at least one pixel pair (the compiler always plans both); without
+ * them the kernel does nothing.
+ * Scratch layout: the weight slot, then pixel pairs, each slot 4 * quads words (quads = ceil(n / 4), windows
+ * and filters padded with zeros). Per 4 window values a pixel pair holds [px0 even, px0 odd, px1 even, px1 odd],
+ * the weight slot [ch0 even, ch0 odd, ch1 even, ch1 odd]. A lone last pixel fills its pair's px0 half; the px1
+ * half is computed and dropped. A window whose filter_c is not a multiple of 4 is staged as int8 after the
+ * tile first (zero point off-image and in the padding).
+ */
+
+/* What tile_pairs reads, at the offsets its assembly uses. */
+typedef struct {
+    const int32_t *wx;      /* 0: the channel pair's extended filters */
+    int32_t passes;         /* 4: loop passes of 4 blocks of 4 values */
+    int32_t b0, b1;         /* 8: the channels' biases */
+    mr_requant_zp q0, q1;   /* 16, 28 */
+    int8_t *out;            /* 40: channel 0 of the pair at the next pixel pair's first pixel */
+    const int32_t *end;     /* 44: end of the tile's last pixel pair */
+    int32_t step;           /* 48: from a pixel's output to the next one's */
+    int32_t last_step;      /* 52: step for the last pixel pair (0: a lone pixel) */
+    int32_t *acc;           /* 56: NULL, or where each pixel pair's 4 raw accumulators go (no requantization) */
+    uintptr_t enter;        /* 60: bytes of blocks skipped in the first pass, then where a pixel pair enters */
+    uintptr_t leave;        /* 64: where a pixel pair goes after its products (set by tile_pairs) */
+} fast_job;
+
+/* Per pixel pair from x to job->end: bias, quads (>= 1) x (4 LDRD, 8 SMLADs; four blocks of 4 values a loop
+ * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw
+ * accumulators into job->acc or requantization (mr_requant_zp_apply's five instructions and SSAT) and two
+ * halfword stores (a pixel's channel pair), second pixel first (with step 0 the first pixel's store wins).
+ * Where a pixel pair enters the loop and where it goes after it are worked out once a call and taken with LDR PC
+ * (a block is 48 bytes of 32-bit instructions), so a pixel pair pays one instruction for each. The job's address
+ * stays in the 14th free register. */
+static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
+{
+    int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0, t1;
+    const int32_t *w;
+#define MR_REQ(a)                                                                                              \
+    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
+    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
+    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
+    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
+    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
+    "ssat %[" a "], #8, %[vo]\n\t"
+/* One block of 4 window values: both channels' extended weights, each pixel's, 8 SMLADs. */
+#define MR_QUAD                                                                                                \
+    "ldrd %[ue], %[uo], [%[w]], #8\n\t"                                                                        \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "ldrd %[ve], %[vo], [%[w]], #8\n\t"                                                                        \
+    "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                   \
+    "smlad %[a00], %[t1], %[uo], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t1], %[vo], %[a01]\n\t"                                                                   \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "smlad %[a10], %[t0], %[ue], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                   \
+    "smlad %[a10], %[t1], %[uo], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
+    __asm__ volatile("9:\n\t" /* PC reads as 9b + 4; + 1 below: Thumb (GAS's ADR misses here when unaligned) */
+                     "mov %[t1], pc\n\t"
+                     "add %[t1], %[t1], #(4f - 9b - 3)\n\t"
+                     "ldr %[t0], [%[c], #60]\n\t"
+                     "sub %[t1], %[t1], %[t0]\n\t"
+                     "str %[t1], [%[c], #60]\n\t"
+                     "add %[t1], %[t1], #(6f - 4f)\n\t"
+                     "add %[t1], %[t1], %[t0]\n\t"
+                     "ldr %[t0], [%[c], #56]\n\t"
+                     "cmp %[t0], #0\n\t"
+                     "it ne\n\t"
+                     "subne %[t1], %[t1], #(6f - 8f)\n\t"
+                     "str %[t1], [%[c], #64]\n\t"
+                     "0:\n\t"
+                     "ldrd %[a00], %[a01], [%[c], #8]\n\t"
+                     "mov %[a10], %[a00]\n\t"
+                     "mov %[a11], %[a01]\n\t"
+                     "ldrd %[w], %[n], [%[c]]\n\t"
+                     "ldr pc, [%[c], #60]\n\t"
+                     "1:\n\t"
+                     MR_QUAD
+                     "2:\n\t"
+                     MR_QUAD
+                     "3:\n\t"
+                     MR_QUAD
+                     "4:\n\t"
+                     MR_QUAD
+                     ".if (2b - 1b) - 48\n\t" /* the entry offsets the C side computes assume 48-byte blocks */
+                     ".error \"tile_pairs: a block of 4 window values is not 48 bytes\"\n\t"
+                     ".endif\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b\n\t"
+                     "ldr pc, [%[c], #64]\n\t"
+                     "8:\n\t"
+                     "ldr %[t0], [%[c], #56]\n\t"
+                     "strd %[a00], %[a01], [%[t0]], #8\n\t"
+                     "strd %[a10], %[a11], [%[t0]], #8\n\t"
+                     "str %[t0], [%[c], #56]\n\t"
+                     "ldr %[t0], [%[c], #44]\n\t"
+                     "cmp %[x], %[t0]\n\t"
+                     "bne 0b\n\t"
+                     "b 7f\n\t"
+                     "6:\n\t"
+                     "ldrd %[ue], %[uo], [%[c], #16]\n\t"
+                     "ldr %[ve], [%[c], #24]\n\t"
+                     MR_REQ("a00") MR_REQ("a10")
+                     "ldrd %[ue], %[uo], [%[c], #28]\n\t"
+                     "ldr %[ve], [%[c], #36]\n\t"
+                     MR_REQ("a01") MR_REQ("a11")
+                     "ldr %[w], [%[c], #40]\n\t"
+                     "ldrd %[t0], %[t1], [%[c], #44]\n\t"
+                     "cmp %[x], %[t0]\n\t" /* eq: the last pair */
+                     "it eq\n\t"
+                     "ldreq %[t1], [%[c], #52]\n\t"
+                     "bfi %[a10], %[a11], #8, #8\n\t"
+                     "strh %[a10], [%[w], %[t1]]\n\t"
+                     "bfi %[a00], %[a01], #8, #8\n\t"
+                     "strh %[a00], [%[w]]\n\t"
+                     "add %[w], %[w], %[t1], lsl #1\n\t"
+                     "str %[w], [%[c], #40]\n\t"
+                     "bne 0b\n\t"
+                     "7:"
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x] "+r"(x),
+                       [w] "=&r"(w), [n] "=&r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
+                       [t0] "=&r"(t0), [t1] "=&r"(t1)
+                     : [c] "r"(job)
+                     : "cc", "memory");
+#undef MR_REQ
+#undef MR_QUAD
+}
+
+/* Extends quads (>= 0) blocks of 4 int8 values minus zp (nz: -zp in both lanes) into dst, 4 words apart (a
+ * pair): one LDR (any alignment), two SXTAB16 and one STRD per block. */
+static MR_CONV_NOINLINE void extend(const int8_t *src, int32_t quads, int32_t nz, int32_t *dst)
+{
+    uint32_t v;
+    int32_t e, o;
+    __asm__ volatile("b 2f\n\t"
+                     "1:\n\t"
+                     "ldr %[v], [%[s]], #4\n\t"
+                     "sxtab16 %[e], %[nz], %[v]\n\t"
+                     "sxtab16 %[o], %[nz], %[v], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #16\n\t"
+                     "2:\n\t"
+                     "subs %[q], %[q], #1\n\t"
+                     "bpl 1b"
+                     : [s] "+r"(src), [q] "+r"(quads), [d] "+r"(dst), [v] "=&r"(v), [e] "=&r"(e), [o] "=&r"(o)
+                     : [nz] "r"(nz)
+                     : "cc", "memory");
+}
+
+/* Extends quads (>= 0) blocks of 4 weights of two filters into dst, the weight slot's layout: per block
+ * [f0 even, f0 odd, f1 even, f1 odd]. */
+static MR_CONV_NOINLINE void extend_pair(const int8_t *f0, const int8_t *f1, int32_t quads, int32_t *dst)
+{
+    uint32_t u, v;
+    int32_t e, o;
+    __asm__ volatile("b 2f\n\t"
+                     "1:\n\t"
+                     "ldr %[u], [%[f0]], #4\n\t"
+                     "ldr %[v], [%[f1]], #4\n\t"
+                     "sxtb16 %[e], %[u]\n\t"
+                     "sxtb16 %[o], %[u], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #8\n\t"
+                     "sxtb16 %[e], %[v]\n\t"
+                     "sxtb16 %[o], %[v], ror #8\n\t"
+                     "strd %[e], %[o], [%[d]], #8\n\t"
+                     "2:\n\t"
+                     "subs %[q], %[q], #1\n\t"
+                     "bpl 1b"
+                     : [f0] "+r"(f0), [f1] "+r"(f1), [q] "+r"(quads), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v),
+                       [e] "=&r"(e), [o] "=&r"(o)
+                     :
+                     : "cc", "memory");
+}
+
+/*
+ * Flattened output pixel q's window over channels [ch, ch + filter_c), minus the zero point (0 for taps off the
+ * image and for the padding), extended into dst. A filter row's in-image taps are one run when they are
+ * contiguous in memory (no dilation, one group), else one run per tap; taps off the image go one at a time.
+ * With filter_c a multiple of 4 every run extends straight from the input; otherwise the window is staged as
+ * int8 first (zero point off-image and in the padding).
+ */
+static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *in, int32_t q, int32_t ch, int8_t *stage,
+                   int32_t *dst)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t plane = g->out_h * g->out_w, b = q / plane, oy = q % plane / g->out_w, ox = q % g->out_w;
+    const int32_t iy0 = oy * g->stride_h - g->pad_top, ix0 = ox * g->stride_w - g->pad_left;
+    const int8_t *image = in + b * g->in_h * g->in_w * g->in_c + ch;
+    const int32_t fc = g->filter_c, direct = fc % 4 == 0, nz = mr_pack2(-p->in_zp);
+    const int whole = g->dil_w == 1 && fc == g->in_c;
+    int8_t *st = stage;
+    int32_t fy, fx, len, c;
+    for (fy = 0; fy < g->k_h; ++fy) {
+        const int32_t iy = iy0 + fy * g->dil_h;
+        for (fx = 0; fx < g->k_w; fx += len) {
+            const int32_t ix = ix0 + fx * g->dil_w;
+            const int inside = iy >= 0 && iy < g->in_h && ix >= 0 && ix < g->in_w;
+            int32_t values;
+            len = 1;
+            if (inside && whole) { /* the taps up to the window's or the image's right edge */
+                len = g->k_w - fx < g->in_w - ix ? g->k_w - fx : g->in_w - ix;
+            }
+            values = len * fc;
+            if (inside) {
+                const int8_t *src = image + (iy * g->in_w + ix) * g->in_c;
+                if (direct) {
+                    extend(src, values / 4, nz, dst);
+                } else { /* runs are short (a 10x4x1 window's: 4 bytes): no memcpy call */
+                    for (c = 0; c + 4 <= values; c += 4) {
+                        memcpy(st + c, src + c, 4);
+                    }
+                    for (; c < values; ++c) {
+                        st[c] = src[c];
+                    }
+                }
+            } else if (direct) {
+                for (c = 0; c < values; c += 4) {
+                    dst[c] = 0;
+                    dst[c + 1] = 0;
+                }
+            } else {
+                memset(st, p->in_zp, (size_t)values);
+            }
+            if (direct) {
+                dst += values;
+            } else {
+                st += values;
+            }
+        }
+    }
+    if (!direct) {
+        for (c = g->k_h * g->k_w * fc; c % 4; ++c) {
+            *st++ = (int8_t)p->in_zp;
+        }
+        extend(stage, (int32_t)(st - stage) / 4, nz, dst);
+    }
+}
+
+/* One output value the long way: channels whose constants mr_requant_zp does not cover, clamps narrower than
+ * int8. */
+static int32_t requantize_slow(const mr_conv2d_q_params *p, int32_t oc, int32_t acc)
+{
+    acc = mr_requant_raw(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+    return MR_CLAMP(acc, p->act_min, p->act_max);
+}
+
+void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                  void *scratch)
+{
+    const mr_conv_geometry *g = &p->geo;
+    int32_t *const buf = (int32_t *)scratch;
+    const int32_t n = g->k_h * g->k_w * g->filter_c, quads = (n + 3) / 4, tail = n % 4, pair_words = 4 * quads;
+    const int32_t per_group = g->out_c / (g->in_c / g->filter_c), out_c = g->out_c;
+    const int pointwise = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
+                          g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
+    const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
+    const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
+    int32_t *px, acc[2 * MR_POINTWISE_TILE];
+    int8_t *stage;
+    int32_t tile, band, row, first, cnt, k, ch, oc, j;
+    /* pixel pairs after the weight slot */
+    tile = buf == NULL ? 0 : ((p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
+                                  pair_words - 1) * 2;
+    if (tile > MR_POINTWISE_TILE) {
+        tile = MR_POINTWISE_TILE;
+    }
+    if (tile < 2) {
+        return;
+    }
+    px = buf + pair_words;
+    stage = (int8_t *)(px + tile / 2 * pair_words);
+    band = g->filter_c == g->in_c && tile >= row_px ? tile / row_px : 1;
+    for (row = 0; row < rows; row += band) {
+        const int32_t band_end = (row + band < rows ? row + band : rows) * row_px;
+        for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
+            const int32_t oc_first = ch / g->filter_c * per_group, oc_end = oc_first + per_group;
+            for (first = row * row_px; first < band_end; first += cnt) {
+                cnt = band_end - first < tile ? band_end - first : tile;
+                for (k = 0; k < cnt; ++k) {
+                    int32_t *slot = px + k / 2 * pair_words + 2 * (k % 2);
+                    if (pointwise) { /* the window is the pixel's channels, contiguous */
+                        const int8_t *src = in + (first + k) * g->in_c;
+                        int8_t last[4];
+                        extend(src, n / 4, nz, slot);
+                        if (tail) {
+                            for (j = 0; j < 4; ++j) {
+                                last[j] = j < tail ? src[n / 4 * 4 + j] : (int8_t)p->in_zp;
+                            }
+                            extend(last, 1, nz, slot + 4 * (n / 4));
+                        }
+                    } else {
+                        gather(p, in, first + k, ch, stage, slot);
+                    }
+                }
+                for (oc = oc_first; oc < oc_end; oc += 2) {
+                    const int32_t oc1 = oc + 1 < oc_end ? oc + 1 : oc; /* an odd last channel goes twice */
+                    fast_job job;
+                    int fast;
+                    extend_pair(w + oc * n, w + oc1 * n, n / 4, buf); /* the filters as int16 */
+                    for (j = 0; tail && j < 2; ++j) { /* the last block padded with zeros */
+                        const int8_t *f = w + (j ? oc1 : oc) * n + n / 4 * 4;
+                        int8_t last[4];
+                        for (k = 0; k < 4; ++k) {
+                            last[k] = k < tail ? f[k] : 0;
+                        }
+                        extend(last, 1, 0, buf + 2 * j + 4 * (n / 4));
+                    }
+                    job.wx = buf;
+                    job.passes = (quads + 3) / 4;
+                    job.enter = (uintptr_t)((quads - 1) % 4 * 48);
+                    job.b0 = bias ? bias[oc] : 0;
+                    job.b1 = bias ? bias[oc1] : 0;
+                    job.out = out + first * out_c + oc;
+                    job.end = px + (cnt + 1) / 2 * pair_words;
+                    job.step = out_c;
+                    job.last_step = cnt % 2 ? 0 : out_c;
+                    fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
+                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
+                    job.acc = fast ? NULL : acc;
+                    tile_pairs(px, &job);
+                    for (k = 0; !fast && k < cnt; ++k) { /* pixel k's accumulators: acc[k / 2 * 4 + k % 2 * 2] */
+                        int8_t *o = out + (first + k) * out_c + oc;
+                        o[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[k / 2 * 4 + k % 2 * 2 + 1]);
+                        o[0] = (int8_t)requantize_slow(p, oc, acc[k / 2 * 4 + k % 2 * 2]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/*
+ * Pointwise layers with at most 8 input channels (mr_conv2d_s8_pw8): with so short a window tile_pairs' fixed
+ * costs per 2x2 block outweigh its inner loop, so the roles turn around. Loop structure:
+ *   tile of at most MR_POINTWISE_TILE pixels, each pixel's channels padded to 8 and extended into the scratch
+ *   (mr_conv2d_s8's pair layout, 2 blocks of 4) > output channel: its bias, requantization constants (made from
+ *   mult and shift) and 8 weights, extended, in registers > pixel: 2 LDRD, 4 SMLAD (the first adds the bias),
+ *   mr_requant_zp's five instructions, SSAT, a byte store.
+ * One assembly call runs a tile's channels (pw8_tile) when every channel qualifies (8 input channels, a bias,
+ * mr_requant_zp covers the constants, the clamp is SSAT's); otherwise each channel goes on its own, through
+ * pw8_tile with its weights padded with zeros, or through C (requantize_slow). All 14 free registers are taken
+ * in the pixel loop, so the pixel count shares one with the shift (ASR reads a register's low byte only).
+ */
+typedef struct {
+    const int32_t *bias, *mult, *shift; /* 0: the next channel's (advanced by pw8_tile) */
+    const int8_t *w;                    /* 12: the next channel's 8 weights */
+    int8_t *out;                        /* 16: the next channel's output for the tile's first pixel */
+    int32_t channels;                   /* 20: channels left */
+    int32_t zp21;                       /* 24: 2 * out_zp + 1, i.e. mr_requant_zp's hi = zp21 << (k - 1) */
+    int32_t count;                      /* 28: (pixels - 2) * 256 */
+    const int32_t *x;                   /* 32: the tile's extended pixels */
+    int32_t step;                       /* 36: output bytes from one pixel to the next */
+} pw8_job;
+
+static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
+{
+    int32_t bias, hi, mult, kc, we0, wo0, we1, wo1, acc, a, b, st;
+    const int32_t *x;
+    int8_t *out;
+/* One pixel: the bias and the 8 products, requantized into acc; q1 and q0 address its second and first blocks. */
+#define MR_PX(q1, q0)                                                                                          \
+    "ldrd %[a], %[b], " q1 "\n\t"                                                                              \
+    "smlad %[acc], %[a], %[we1], %[bias]\n\t"                                                                  \
+    "smlad %[acc], %[b], %[wo1], %[acc]\n\t"                                                                   \
+    "ldrd %[a], %[b], " q0 "\n\t"                                                                              \
+    "smlad %[acc], %[a], %[we0], %[acc]\n\t"                                                                   \
+    "smlad %[acc], %[b], %[wo0], %[acc]\n\t"                                                                   \
+    "and %[a], %[acc], #0x80000000\n\t"                                                                        \
+    "orr %[a], %[a], #0x40000000\n\t"                                                                          \
+    "add %[b], %[hi], %[acc], asr #31\n\t"                                                                     \
+    "smlal %[a], %[b], %[acc], %[mult]\n\t"                                                                    \
+    "asr %[b], %[b], %[kc]\n\t"                                                                                \
+    "ssat %[acc], #8, %[b]\n\t"
+    st = (int32_t)(uintptr_t)job;
+    __asm__ volatile("0:\n\t"
+                     "ldrd %[a], %[b], [%[st]]\n\t"
+                     "ldr %[bias], [%[a]], #4\n\t"
+                     "ldr %[mult], [%[b]], #4\n\t"
+                     "strd %[a], %[b], [%[st]]\n\t"
+                     "ldrd %[a], %[b], [%[st], #8]\n\t"
+                     "ldr %[kc], [%[a]], #4\n\t"
+                     "ldr %[we1], [%[b], #4]\n\t"
+                     "ldr %[we0], [%[b]], #8\n\t"
+                     "strd %[a], %[b], [%[st], #8]\n\t"
+                     "mvn %[kc], %[kc]\n\t" /* k = -shift - 1 */
+                     "sub %[a], %[kc], #1\n\t"
+                     "ldrd %[hi], %[b], [%[st], #24]\n\t"
+                     "lsl %[hi], %[hi], %[a]\n\t"
+                     "add %[kc], %[kc], %[b]\n\t"
+                     "sxtb16 %[wo0], %[we0], ror #8\n\t"
+                     "sxtb16 %[we0], %[we0]\n\t"
+                     "sxtb16 %[wo1], %[we1], ror #8\n\t"
+                     "sxtb16 %[we1], %[we1]\n\t"
+                     "ldr %[out], [%[st], #16]\n\t"
+                     "add %[a], %[out], #1\n\t"
+                     "str %[a], [%[st], #16]\n\t"
+                     "ldr %[x], [%[st], #32]\n\t"
+                     "push {%[st]}\n\t"
+                     "ldr %[st], [%[st], #36]\n\t"
+                     "cmp %[kc], #0\n\t"
+                     "blt 2f\n\t"
+                     "1:\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]], #8")
+                     "strb %[acc], [%[out]]\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]], #24")
+                     "strb %[acc], [%[out], %[st]]\n\t"
+                     "add %[out], %[out], %[st], lsl #1\n\t"
+                     "subs %[kc], %[kc], #512\n\t" /* no borrow: two pixels or more left */
+                     "bcs 1b\n\t"
+                     "tst %[kc], #256\n\t" /* one left */
+                     "beq 3f\n\t"
+                     "2:\n\t"
+                     MR_PX("[%[x], #16]", "[%[x]]")
+                     "strb %[acc], [%[out]]\n\t"
+                     "3:\n\t"
+                     "pop {%[st]}\n\t"
+                     "ldr %[a], [%[st], #20]\n\t"
+                     "subs %[a], %[a], #1\n\t"
+                     "str %[a], [%[st], #20]\n\t"
+                     "bne 0b"
+                     : [bias] "=&r"(bias), [hi] "=&r"(hi), [mult] "=&r"(mult), [kc] "=&r"(kc), [we0] "=&r"(we0),
+                       [wo0] "=&r"(wo0), [we1] "=&r"(we1), [wo1] "=&r"(wo1), [acc] "=&r"(acc), [a] "=&r"(a),
+                       [b] "=&r"(b), [x] "=&r"(x), [out] "=&r"(out), [st] "+r"(st)
+                     :
+                     : "cc", "memory");
+#undef MR_PX
+}
+
+/* Extends pairs (>= 1) of 8-value pixels minus zp (nz: -zp in both lanes) into dst in mr_conv2d_s8's pair layout:
+ * per pair 4 LDR (any alignment), 8 SXTAB16, 4 STRD. */
+static MR_CONV_NOINLINE void extend8_pairs(const int8_t *src, int32_t pairs, int32_t nz, int32_t *dst)
+{
+    uint32_t u, v;
+    int32_t e, o;
+#define MR_EXT(off)                                                                                            \
+    "ldr %[v], [%[s]], #4\n\t"                                                                                 \
+    "sxtab16 %[e], %[nz], %[u]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[u], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" off "]\n\t"                                                                    \
+    "sxtab16 %[e], %[nz], %[v]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[v], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" off " + 16]\n\t"
+    __asm__ volatile("1:\n\t"
+                     "ldr %[u], [%[s]], #4\n\t"
+                     MR_EXT("0")
+                     "ldr %[u], [%[s]], #4\n\t"
+                     MR_EXT("8")
+                     "adds %[d], %[d], #32\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [s] "+r"(src), [n] "+r"(pairs), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v), [e] "=&r"(e),
+                       [o] "=&r"(o)
+                     : [nz] "r"(nz)
+                     : "cc", "memory");
+#undef MR_EXT
+}
+
+/* Whether mr_requant_zp covers channel oc (mr_requant_zp_of's test; calling it here would stop GCC inlining it
+ * into mr_conv2d_s8). */
+static int pw8_covered(const mr_conv2d_q_params *p, int32_t oc)
+{
+    return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21;
+}
+
+static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                       int8_t *out, int32_t *buf)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c, nz = mr_pack2(-p->in_zp);
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
+    int32_t tile = p->scratch_bytes / 16, first, cnt, k, oc, j;
+    int all = c == 8 && bias != NULL && full;
+    pw8_job job;
+    if (tile > MR_POINTWISE_TILE) {
+        tile = MR_POINTWISE_TILE;
+    }
+    if (buf == NULL || tile < 2) {
+        return;
+    }
+    for (oc = 0; oc < out_c; ++oc) {
+        all &= pw8_covered(p, oc);
+    }
+    job.zp21 = 2 * p->out_zp + 1;
+    job.x = buf;
+    job.step = out_c;
+    for (first = 0; first < pixels; first += cnt) {
+        cnt = pixels - first < tile ? pixels - first : tile;
+        job.count = (cnt - 2) * 256;
+        k = 0;
+        if (c == 8 && cnt > 1) {
+            extend8_pairs(in + first * 8, cnt / 2, nz, buf);
+            k = cnt / 2 * 2;
+        }
+        for (; k < cnt; ++k) {
+            const int8_t *src = in + (first + k) * c;
+            int8_t v[8];
+            if (c < 8) {
+                for (j = 0; j < 8; ++j) {
+                    v[j] = j < c ? src[j] : (int8_t)p->in_zp;
+                }
+                src = v;
+            }
+            extend(src, 2, nz, buf + k / 2 * 8 + 2 * (k % 2));
+        }
+        if (all) {
+            job.bias = bias;
+            job.mult = p->mult;
+            job.shift = p->shift;
+            job.w = w;
+            job.out = out + first * out_c;
+            job.channels = out_c;
+            pw8_tile(&job);
+            continue;
+        }
+        for (oc = 0; oc < out_c; ++oc) {
+            const int8_t *wf = w + oc * c;
+            int8_t *o = out + first * out_c + oc;
+            const int32_t b = bias ? bias[oc] : 0;
+            mr_conv_requant rq;
+            if (pw8_covered(p, oc) & full) {
+                int8_t wl[8];
+                for (j = 0; j < 8; ++j) {
+                    wl[j] = j < c ? wf[j] : 0;
+                }
+                job.bias = &b;
+                job.mult = p->mult + oc;
+                job.shift = p->shift + oc;
+                job.w = wl;
+                job.out = o;
+                job.channels = 1;
+                pw8_tile(&job);
+                continue;
+            }
+            mr_conv_requant_of(p->mult[oc], p->shift[oc], &rq);
+            for (k = 0; k < cnt; ++k) {
+                const int8_t *src = in + (first + k) * c;
+                int32_t acc = b;
+                for (j = 0; j < c; ++j) {
+                    acc += (src[j] - p->in_zp) * wf[j];
+                }
+                acc = mr_conv_requantize(&rq, acc) + p->out_zp;
+                o[k * out_c] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
+#endif /* MR_DSP */
+
+void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                      int8_t *out, void *scratch)
+{
+#if MR_DSP
+    pointwise8(p, in, w, bias, out, (int32_t *)scratch);
+#else
+    mr_conv2d_s8(p, in, w, bias, out, scratch);
+#endif
+}
