@@ -46,8 +46,9 @@ typedef struct {
     int32_t step;           /* 48: from a pixel's output to the next one's */
     int32_t last_step;      /* 52: step for the last pixel pair (0: a lone pixel) */
     int32_t *acc;           /* 56: NULL, or where each pixel pair's 4 raw accumulators go (no requantization) */
-    uintptr_t enter;        /* 60: bytes of blocks skipped in the first pass, then where a pixel pair enters */
-    uintptr_t leave;        /* 64: where a pixel pair goes after its products (set by tile_pairs) */
+    uintptr_t skip;         /* 60: bytes of blocks skipped in the first pass (kept, so a tile sets it once) */
+    uintptr_t enter;        /* 64: where a pixel pair enters (set by tile_pairs) */
+    uintptr_t leave;        /* 68: where a pixel pair goes after its products (set by tile_pairs) */
 } fast_job;
 
 /* Per pixel pair from x to job->end: bias, quads (>= 1) x (4 LDRD, 8 SMLADs; four blocks of 4 values a loop
@@ -87,20 +88,20 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      "add %[t1], %[t1], #(4f - 9b - 3)\n\t"
                      "ldr %[t0], [%[c], #60]\n\t"
                      "sub %[t1], %[t1], %[t0]\n\t"
-                     "str %[t1], [%[c], #60]\n\t"
+                     "str %[t1], [%[c], #64]\n\t"
                      "add %[t1], %[t1], #(6f - 4f)\n\t"
                      "add %[t1], %[t1], %[t0]\n\t"
                      "ldr %[t0], [%[c], #56]\n\t"
                      "cmp %[t0], #0\n\t"
                      "it ne\n\t"
                      "subne %[t1], %[t1], #(6f - 8f)\n\t"
-                     "str %[t1], [%[c], #64]\n\t"
+                     "str %[t1], [%[c], #68]\n\t"
                      "0:\n\t"
                      "ldrd %[a00], %[a01], [%[c], #8]\n\t"
                      "mov %[a10], %[a00]\n\t"
                      "mov %[a11], %[a01]\n\t"
                      "ldrd %[w], %[n], [%[c]]\n\t"
-                     "ldr pc, [%[c], #60]\n\t"
+                     "ldr pc, [%[c], #64]\n\t"
                      "1:\n\t"
                      MR_QUAD
                      "2:\n\t"
@@ -114,7 +115,7 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      ".endif\n\t"
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
-                     "ldr pc, [%[c], #64]\n\t"
+                     "ldr pc, [%[c], #68]\n\t"
                      "8:\n\t"
                      "ldr %[t0], [%[c], #56]\n\t"
                      "strd %[a00], %[a01], [%[t0]], #8\n\t"
@@ -174,28 +175,36 @@ static MR_CONV_NOINLINE void extend(const int8_t *src, int32_t quads, int32_t nz
 }
 
 /* Extends quads (>= 0) blocks of 4 weights of two filters into dst, the weight slot's layout: per block
- * [f0 even, f0 odd, f1 even, f1 odd]. */
+ * [f0 even, f0 odd, f1 even, f1 odd]. Two blocks a loop pass (an odd count enters at the second): it runs once
+ * per tile and channel pair, so the loop's SUBS and branch are a tenth of a kws pointwise layer's extension. */
 static MR_CONV_NOINLINE void extend_pair(const int8_t *f0, const int8_t *f1, int32_t quads, int32_t *dst)
 {
     uint32_t u, v;
     int32_t e, o;
-    __asm__ volatile("b 2f\n\t"
+#define MR_EXT2                                                                                                \
+    "ldr %[u], [%[f0]], #4\n\t"                                                                                \
+    "ldr %[v], [%[f1]], #4\n\t"                                                                                \
+    "sxtb16 %[e], %[u]\n\t"                                                                                    \
+    "sxtb16 %[o], %[u], ror #8\n\t"                                                                            \
+    "strd %[e], %[o], [%[d]], #8\n\t"                                                                          \
+    "sxtb16 %[e], %[v]\n\t"                                                                                    \
+    "sxtb16 %[o], %[v], ror #8\n\t"                                                                            \
+    "strd %[e], %[o], [%[d]], #8\n\t"
+    __asm__ volatile("lsrs %[q], %[q], #1\n\t" /* carry: an odd count */
+                     "bcs 2f\n\t"
+                     "b 3f\n\t"
                      "1:\n\t"
-                     "ldr %[u], [%[f0]], #4\n\t"
-                     "ldr %[v], [%[f1]], #4\n\t"
-                     "sxtb16 %[e], %[u]\n\t"
-                     "sxtb16 %[o], %[u], ror #8\n\t"
-                     "strd %[e], %[o], [%[d]], #8\n\t"
-                     "sxtb16 %[e], %[v]\n\t"
-                     "sxtb16 %[o], %[v], ror #8\n\t"
-                     "strd %[e], %[o], [%[d]], #8\n\t"
+                     MR_EXT2
                      "2:\n\t"
+                     MR_EXT2
+                     "3:\n\t"
                      "subs %[q], %[q], #1\n\t"
                      "bpl 1b"
                      : [f0] "+r"(f0), [f1] "+r"(f1), [q] "+r"(quads), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v),
                        [e] "=&r"(e), [o] "=&r"(o)
                      :
                      : "cc", "memory");
+#undef MR_EXT2
 }
 
 /*
@@ -283,6 +292,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
     int32_t *px, acc[2 * MR_POINTWISE_TILE];
+    fast_job job; /* the fields a call, band or tile fixes are set there; tile_pairs keeps them */
     int8_t *stage;
     int32_t tile, band, row, first, cnt, k, ch, oc, j;
     /* pixel pairs after the weight slot */
@@ -297,6 +307,10 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     px = buf + pair_words;
     stage = (int8_t *)(px + tile / 2 * pair_words);
     band = g->filter_c == g->in_c && tile >= row_px ? tile / row_px : 1;
+    job.wx = buf;
+    job.passes = (quads + 3) / 4;
+    job.skip = (uintptr_t)((quads - 1) % 4 * 48);
+    job.step = out_c;
     for (row = 0; row < rows; row += band) {
         const int32_t band_end = (row + band < rows ? row + band : rows) * row_px;
         for (ch = 0; ch < g->in_c; ch += g->filter_c) { /* one group at a time */
@@ -319,9 +333,10 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
                         gather(p, in, first + k, ch, stage, slot);
                     }
                 }
+                job.end = px + (cnt + 1) / 2 * pair_words;
+                job.last_step = cnt % 2 ? 0 : out_c;
                 for (oc = oc_first; oc < oc_end; oc += 2) {
                     const int32_t oc1 = oc + 1 < oc_end ? oc + 1 : oc; /* an odd last channel goes twice */
-                    fast_job job;
                     int fast;
                     extend_pair(w + oc * n, w + oc1 * n, n / 4, buf); /* the filters as int16 */
                     for (j = 0; tail && j < 2; ++j) { /* the last block padded with zeros */
@@ -332,15 +347,9 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
                         }
                         extend(last, 1, 0, buf + 2 * j + 4 * (n / 4));
                     }
-                    job.wx = buf;
-                    job.passes = (quads + 3) / 4;
-                    job.enter = (uintptr_t)((quads - 1) % 4 * 48);
                     job.b0 = bias ? bias[oc] : 0;
                     job.b1 = bias ? bias[oc1] : 0;
                     job.out = out + first * out_c + oc;
-                    job.end = px + (cnt + 1) / 2 * pair_words;
-                    job.step = out_c;
-                    job.last_step = cnt % 2 ? 0 : out_c;
                     fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
                            mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
                     job.acc = fast ? NULL : acc;
