@@ -157,9 +157,10 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * requantization with the output zero point folded in (five instructions), SSAT, the four bytes packed (BFI),
  * clamped bytewise (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly
  * routine (dw_pixels_3x3; blocks whose channels mr_requant_zp does not cover leave their sums to C), entry
- * point mr_depthwise_conv2d_s8_strip3x3 (_x4 when out_c is a multiple of 4: no channels left over); other windows
- * take the C loop (dw_pixels), mr_depthwise_conv2d_s8_strip. With multiplier 1, channels left over from the blocks of four go one at a time through the window
- * walk (mac_1).
+ * point mr_depthwise_conv2d_s8_strip3x3 (_x4 when out_c is a multiple of 4: no leftover channels; _fast when
+ * besides every channel is covered: no per-pixel test); other windows take the C loop (dw_pixels),
+ * mr_depthwise_conv2d_s8_strip.
+ * With multiplier 1, channels left over from the blocks of four go one at a time through the window walk (mac_1).
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
  * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
  * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most, then for 3x3 windows the
@@ -288,13 +289,7 @@ static void dw_zero(int32_t *s, int32_t n)
     }
 }
 
-/* count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out; for a raw block
- * (channels mr_requant_zp does not cover) the four sums of each pixel go to out as int32 instead. */
-static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x, int32_t row_bytes, int32_t count,
-                                           int8_t *out)
-{
-    int32_t a0, a1, a2, a3, t0, t1, t2, t3;
-    /* the raw flag is tested per pixel (3 instructions) so that both kinds of block share the tap code */
+/* The 3x3 assembly's taps (two LDRDs, four 16x16 multiply-accumulates) and requantization of one channel. */
 #define DW_TAP(XO, WO)                                                                                         \
     "ldrd %[t0], %[t1], [%[x], #" #XO "]\n\t"                                                                  \
     "ldrd %[t2], %[t3], [%[h], #" #WO "]\n\t"                                                                  \
@@ -311,47 +306,66 @@ static MR_CONV_NOINLINE void dw_pixels_3x3(const dw_header *h, const int32_t *x,
     "ldr %[t3], [%[h], #" #Q " + 8]\n\t"                                                                       \
     "asr %[t2], %[t2], %[t3]\n\t"                                                                              \
     "ssat %[" A "], #8, %[t2]\n\t"
-    __asm__ volatile("1:\n\t"
-                     "ldrd %[a0], %[a1], [%[h]]\n\t"
-                     "ldrd %[a2], %[a3], [%[h], #8]\n\t"
-                     DW_TAP(0, 88) DW_TAP(8, 96) DW_TAP(16, 104)
-                     "add %[x], %[x], %[rb]\n\t"
-                     DW_TAP(0, 112) DW_TAP(8, 120) DW_TAP(16, 128)
-                     "add %[x], %[x], %[rb]\n\t"
-                     DW_TAP(0, 136) DW_TAP(8, 144) DW_TAP(16, 152)
-                     "sub %[x], %[x], %[rb], lsl #1\n\t"
-                     "ldr %[t0], [%[h], #84]\n\t"
-                     "cmp %[t0], #0\n\t"
-                     "bne 3f\n\t"
-                     DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)
-                     "bfi %[a0], %[a1], #8, #8\n\t"
-                     "bfi %[a0], %[a2], #16, #8\n\t"
-                     "bfi %[a0], %[a3], #24, #8\n\t"
-                     "ldrd %[t2], %[t3], [%[h], #64]\n\t"
-                     "ssub8 %[t0], %[a0], %[t2]\n\t"
-                     "sel %[a0], %[a0], %[t2]\n\t"
-                     "ssub8 %[t0], %[a0], %[t3]\n\t"
-                     "sel %[a0], %[t3], %[a0]\n\t"
-                     "str %[a0], [%[o]]\n\t"
-                     "2:\n\t"
-                     "ldrd %[t2], %[t3], [%[h], #72]\n\t"
-                     "add %[x], %[x], %[t2]\n\t"
-                     "add %[o], %[o], %[t3]\n\t"
-                     "subs %[n], %[n], #1\n\t"
-                     "bne 1b\n\t"
-                     "b 4f\n\t"
-                     "3:\n\t"
-                     "strd %[a0], %[a1], [%[o]]\n\t"
-                     "strd %[a2], %[a3], [%[o], #8]\n\t"
-                     "b 2b\n\t"
-                     "4:"
-                     : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),
-                       [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "+r"(x), [o] "+r"(out), [n] "+r"(count)
-                     : [h] "r"(h), [rb] "r"(row_bytes)
-                     : "cc", "memory");
-#undef DW_TAP
-#undef DW_REQ
-}
+
+/*
+ * count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. The body is
+ * written once (MR_DW_PIXELS_3X3) for two routines: dw_pixels_3x3 tests each pixel (3 instructions) for a raw
+ * block (channels mr_requant_zp does not cover), whose four sums of each pixel go to out as int32 instead;
+ * dw_pixels_3x3_fast leaves the test out, for the entry point the compiler picks only when every channel is
+ * covered (ops/depthwise_conv2d.py _asm_requantizes).
+ */
+#define MR_DW_RAW_TEST                                                                                         \
+    "ldr %[t0], [%[h], #84]\n\t"                                                                                \
+    "cmp %[t0], #0\n\t"                                                                                        \
+    "bne 3f\n\t"
+#define MR_DW_RAW_STORE                                                                                        \
+    "b 4f\n\t"                                                                                                 \
+    "3:\n\t"                                                                                                   \
+    "strd %[a0], %[a1], [%[o]]\n\t"                                                                            \
+    "strd %[a2], %[a3], [%[o], #8]\n\t"                                                                        \
+    "b 2b\n\t"                                                                                                 \
+    "4:"
+#define MR_DW_PIXELS_3X3(name, raw_test, raw_store)                                                            \
+    static MR_CONV_NOINLINE void name(const dw_header *h, const int32_t *x, int32_t row_bytes, int32_t count,   \
+                                      int8_t *out)                                                             \
+    {                                                                                                          \
+        int32_t a0, a1, a2, a3, t0, t1, t2, t3;                                                                \
+        __asm__ volatile("1:\n\t"                                                                              \
+                         "ldrd %[a0], %[a1], [%[h]]\n\t"                                                       \
+                         "ldrd %[a2], %[a3], [%[h], #8]\n\t"                                                   \
+                         DW_TAP(0, 88) DW_TAP(8, 96) DW_TAP(16, 104)                                          \
+                         "add %[x], %[x], %[rb]\n\t"                                                           \
+                         DW_TAP(0, 112) DW_TAP(8, 120) DW_TAP(16, 128)                                        \
+                         "add %[x], %[x], %[rb]\n\t"                                                           \
+                         DW_TAP(0, 136) DW_TAP(8, 144) DW_TAP(16, 152)                                        \
+                         "sub %[x], %[x], %[rb], lsl #1\n\t"                                                   \
+                         raw_test                                                                              \
+                         DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)                  \
+                         "bfi %[a0], %[a1], #8, #8\n\t"                                                        \
+                         "bfi %[a0], %[a2], #16, #8\n\t"                                                       \
+                         "bfi %[a0], %[a3], #24, #8\n\t"                                                       \
+                         "ldrd %[t2], %[t3], [%[h], #64]\n\t"                                                  \
+                         "ssub8 %[t0], %[a0], %[t2]\n\t"                                                       \
+                         "sel %[a0], %[a0], %[t2]\n\t"                                                         \
+                         "ssub8 %[t0], %[a0], %[t3]\n\t"                                                       \
+                         "sel %[a0], %[t3], %[a0]\n\t"                                                         \
+                         "str %[a0], [%[o]]\n\t"                                                               \
+                         "2:\n\t"                                                                              \
+                         "ldrd %[t2], %[t3], [%[h], #72]\n\t"                                                  \
+                         "add %[x], %[x], %[t2]\n\t"                                                           \
+                         "add %[o], %[o], %[t3]\n\t"                                                           \
+                         "subs %[n], %[n], #1\n\t"                                                             \
+                         "bne 1b\n\t"                                                                          \
+                         raw_store                                                                             \
+                         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),     \
+                           [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "+r"(x), [o] "+r"(out),         \
+                           [n] "+r"(count)                                                                     \
+                         : [h] "r"(h), [rb] "r"(row_bytes)                                                     \
+                         : "cc", "memory");                                                                    \
+    }
+
+MR_DW_PIXELS_3X3(dw_pixels_3x3, MR_DW_RAW_TEST, MR_DW_RAW_STORE)
+MR_DW_PIXELS_3X3(dw_pixels_3x3_fast, "", "")
 
 /* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
 static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
@@ -445,8 +459,9 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
 
 /* Which pixel loop and leftover handling an entry point compiles dw_s8_strip with (constants, so each entry
  * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
- * one without leftover channels not the window walk). */
-enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2 };
+ * one without leftover channels not the window walk, one whose channels are all covered by mr_requant_zp
+ * neither the raw sums nor their test; the compiler picks the entry point from the layer's constants). */
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4 };
 
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
@@ -494,6 +509,8 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
                     }
                     if (!(variant & DW_3X3)) {
                         dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, o);
+                    } else if (variant & DW_ALL_FAST) {
+                        dw_pixels_3x3_fast(h, strip, 4 * row_words, ch->count, o);
                     } else if (h->fast) {
                         dw_pixels_3x3(h, strip, 4 * row_words, ch->count, o);
                     } else {
@@ -533,6 +550,7 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip, DW_ANY_WINDOW | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)

@@ -21,6 +21,10 @@ void mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *
 /* The same when out_c is a multiple of 4 (no channel left over from the blocks of four). */
 void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                         const int32_t *bias, int8_t *out, void *scratch);
+/* The same when besides every channel's requantization has mult >= 0 and shift in
+ * [-21, -2] (mr_requant_zp_of holds it): the compiler checks this before it picks this entry point. */
+void mr_depthwise_conv2d_s8_strip3x3_fast(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                          const int32_t *bias, int8_t *out, void *scratch);
 /* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
 void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
                                   const int64_t *bias, int16_t *out);

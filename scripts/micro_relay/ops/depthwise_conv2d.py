@@ -55,11 +55,21 @@ def uses_strip(g: Geometry) -> bool:
     return _is_3x3(g) or _cost.cheapest(g, _cost.depthwise_candidates(g)) == "depthwise_strip"
 
 
-def _strip_entry(g: Geometry) -> str:
-    """The suffix of the strip kernel's entry point for these shapes: each links only the code it needs."""
+def _asm_requantizes(p: dict) -> list[bool]:
+    """Per output channel, whether the 3x3 assembly requantizes it itself: mr_requant_zp_of's condition
+    (crt/include/micro_relay/simd.h), mult >= 0 and shift in [-21, -2] (tests/ops/test_depthwise_entry.py ties
+    the two); the other channels' blocks leave raw sums to C."""
+    return [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
+
+
+def _strip_entry(p: dict) -> str:
+    """The suffix of the strip kernel's entry point for a layer's constants: each links only the code it needs."""
+    g: Geometry = p["geometry"]
     if not _is_3x3(g):
         return "_strip"
-    return "_strip3x3_x4" if g.out_c % 4 == 0 else "_strip3x3"
+    if g.out_c % 4:
+        return "_strip3x3"
+    return "_strip3x3_fast" if all(_asm_requantizes(p)) else "_strip3x3_x4"
 
 
 def dsp_scratch_bytes(g: Geometry) -> int:
@@ -170,7 +180,7 @@ class DepthwiseConv2D(OpDef):
         unrolled = g.k_h == 3 and g.k_w == 3 and g.dil_h == 1 and g.dil_w == 1
         tail = f", {g.out_c % 4} channel(s) by the window walk" if g.out_c % 4 else ""
         # mr_requant_zp_of: the assembly's five-instruction requantization needs mult >= 0, shift in [-21, -2]
-        fits = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
+        fits = _asm_requantizes(p)
         slow = sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
         compute = "3x3 in assembly" if unrolled else "C tap loop"
         if unrolled and slow:
@@ -202,4 +212,4 @@ class DepthwiseConv2D(OpDef):
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix=_strip_entry(p["geometry"]))
+                         suffix=_strip_entry(p))
