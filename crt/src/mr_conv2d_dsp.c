@@ -19,7 +19,7 @@
  *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
  *   output channels: their filters extended to int16 once into the scratch's weight slot, requantization
  *   constants made here > pair of pixels (one assembly call for all of them, tile_pairs): 4 accumulators,
- *   4 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
+ *   one LDM, 2 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
  *   (mr_requant_zp), SSAT, a halfword store per pixel (its channel pair).
  * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
  * 16 MACs, and frees the register that keeps the job's address through the loop.
@@ -51,16 +51,22 @@ typedef struct {
     uintptr_t leave;        /* 68: where a pixel pair goes after its products (set by tile_pairs) */
 } fast_job;
 
-/* Per pixel pair from x to job->end: bias, quads (>= 1) x (4 LDRD, 8 SMLADs; four blocks of 4 values a loop
+/* Per pixel pair from x to job->end: bias, quads (>= 1) x (LDM, 2 LDRD, 8 SMLADs; four blocks of 4 values a loop
  * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw
  * accumulators into job->acc or requantization (mr_requant_zp_apply's five instructions and SSAT) and two
  * halfword stores (a pixel's channel pair), second pixel first (with step 0 the first pixel's store wins).
  * Where a pixel pair enters the loop and where it goes after it are worked out once a call and taken with LDR PC
- * (a block is 48 bytes of 32-bit instructions), so a pixel pair pays one instruction for each. The job's address
+ * (a block is 44 bytes of 32-bit instructions), so a pixel pair pays one instruction for each. The job's address
  * stays in the 14th free register. */
 static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
 {
-    int32_t a00, a01, a10, a11, n, ue, uo, ve, vo, t0, t1;
+    /* LDM fills ascending register numbers from ascending addresses: the weights' four registers are fixed in
+     * the slot's order [ch0 even, ch0 odd, ch1 even, ch1 odd]; the compiler places the other operands. */
+    register int32_t ue __asm__("r2");
+    register int32_t uo __asm__("r3");
+    register int32_t ve __asm__("r4");
+    register int32_t vo __asm__("r5");
+    int32_t a00, a01, a10, a11, n, t0, t1;
     const int32_t *w;
 #define MR_REQ(a)                                                                                              \
     "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
@@ -69,11 +75,11 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
     "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
     "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
     "ssat %[" a "], #8, %[vo]\n\t"
-/* One block of 4 window values: both channels' extended weights, each pixel's, 8 SMLADs. */
+/* One block of 4 window values: both channels' extended weights (one LDM, 32-bit so that every block has the
+ * same size), each pixel's, 8 SMLADs. */
 #define MR_QUAD                                                                                                \
-    "ldrd %[ue], %[uo], [%[w]], #8\n\t"                                                                        \
+    "ldm.w %[w]!, {%[ue], %[uo], %[ve], %[vo]}\n\t"                                                            \
     "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
-    "ldrd %[ve], %[vo], [%[w]], #8\n\t"                                                                        \
     "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                   \
     "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                   \
     "smlad %[a00], %[t1], %[uo], %[a00]\n\t"                                                                   \
@@ -110,8 +116,8 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      MR_QUAD
                      "4:\n\t"
                      MR_QUAD
-                     ".if (2b - 1b) - 48\n\t" /* the entry offsets the C side computes assume 48-byte blocks */
-                     ".error \"tile_pairs: a block of 4 window values is not 48 bytes\"\n\t"
+                     ".if (2b - 1b) - 44\n\t" /* the entry offsets the C side computes assume 44-byte blocks */
+                     ".error \"tile_pairs: a block of 4 window values is not 44 bytes\"\n\t"
                      ".endif\n\t"
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b\n\t"
@@ -309,7 +315,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     band = g->filter_c == g->in_c && tile >= row_px ? tile / row_px : 1;
     job.wx = buf;
     job.passes = (quads + 3) / 4;
-    job.skip = (uintptr_t)((quads - 1) % 4 * 48);
+    job.skip = (uintptr_t)((quads - 1) % 4 * 44); /* tile_pairs' block: 44 bytes */
     job.step = out_c;
     for (row = 0; row < rows; row += band) {
         const int32_t band_end = (row + band < rows ? row + band : rows) * row_px;
