@@ -183,20 +183,25 @@ typedef struct {
 
 /* The header of the block of channels [oc, oc + 4). */
 static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const int32_t *bias, int32_t oc,
-                            dw_header *h)
+                            dw_header *h, int shift1)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t taps = g->k_h * g->k_w;
     int32_t j;
     h->fast = 1;
     for (j = 0; j < 4; ++j) {
+        mr_requant_zp *q = &h->q[j];
         h->bias[j] = bias == NULL ? 0 : bias[oc + j];
-        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, &h->q[j]);
+        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, q);
+        if (shift1) { /* dw_pixels_3x3_r1's constants: the low word's start in k's top bits (DW_REQ_R1) */
+            q->hi = p->shift[oc + j] == -1 ? p->out_zp : q->hi;
+            q->k = p->shift[oc + j] == -1 ? (int32_t)0xC0000000 : q->k | 0x40000000;
+        }
     }
     h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
     h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
     h->step = 8 * g->stride_w;
-    h->out_step = h->fast ? g->out_c : 16;
+    h->out_step = h->fast || shift1 ? g->out_c : 16; /* 16: a raw block's sums (never with shift1) */
     h->raw = !h->fast;
     for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
         const uint32_t v = mr_load_s8x4(w);
@@ -308,6 +313,26 @@ static void dw_zero(int32_t *s, int32_t n)
     "ssat %[" A "], #8, %[t2]\n\t"
 
 /*
+ * DW_REQ for channels whose shift may also be -1, which mr_requant_zp cannot hold: the 64-bit start value is
+ * 2^30 + 2^(30+r) - 2^31 [acc < 0] for a right shift r = -shift >= 1 (simd.h's derivation), i.e. the low word
+ * L ^ (acc & 2^31) with L = 0x40000000 (r >= 2) or 0xC0000000 (r = 1), and the high word hi - 1 exactly when
+ * that flips L's top bit from 0 to 1 (a borrow): acc < 0 and L < 2^31. The header keeps L in k's top bits (ASR
+ * by a register reads its low byte only; dw_block_header) and hi = zp for r = 1. 11 instructions, 3 more.
+ */
+#define DW_REQ_R1(A, Q)                                                                                        \
+    "ldr %[t3], [%[h], #" #Q " + 8]\n\t"                                                                        \
+    "and %[t0], %[" A "], #0x80000000\n\t"                                                                     \
+    "eor %[t0], %[t0], %[t3]\n\t"                                                                              \
+    "bic %[t0], %[t0], #0xff\n\t"                                                                              \
+    "bic %[t1], %[" A "], %[t3]\n\t"                                                                           \
+    "ldr %[t2], [%[h], #" #Q "]\n\t"                                                                           \
+    "add %[t2], %[t2], %[t1], asr #31\n\t"                                                                     \
+    "ldr %[t1], [%[h], #" #Q " + 4]\n\t"                                                                       \
+    "smlal %[t0], %[t2], %[" A "], %[t1]\n\t"                                                                  \
+    "asr %[t2], %[t2], %[t3]\n\t"                                                                              \
+    "ssat %[" A "], #8, %[t2]\n\t"
+
+/*
  * count pixels of a 3x3 window without dilation, from the strip (rows row_bytes apart) into out. The body is
  * written once (MR_DW_PIXELS_3X3) for two routines: dw_pixels_3x3 tests each pixel (3 instructions) for a raw
  * block (channels mr_requant_zp does not cover), whose four sums of each pixel go to out as int32 instead;
@@ -325,7 +350,7 @@ static void dw_zero(int32_t *s, int32_t n)
     "strd %[a2], %[a3], [%[o], #8]\n\t"                                                                        \
     "b 2b\n\t"                                                                                                 \
     "4:"
-#define MR_DW_PIXELS_3X3(name, raw_test, raw_store)                                                            \
+#define MR_DW_PIXELS_3X3(name, raw_test, REQ, raw_store)                                                            \
     static MR_CONV_NOINLINE void name(const dw_header *h, const int32_t *x, int32_t row_bytes, int32_t count,   \
                                       int8_t *out)                                                             \
     {                                                                                                          \
@@ -340,7 +365,7 @@ static void dw_zero(int32_t *s, int32_t n)
                          DW_TAP(0, 136) DW_TAP(8, 144) DW_TAP(16, 152)                                        \
                          "sub %[x], %[x], %[rb], lsl #1\n\t"                                                   \
                          raw_test                                                                              \
-                         DW_REQ("a0", 16) DW_REQ("a1", 28) DW_REQ("a2", 40) DW_REQ("a3", 52)                  \
+                         REQ("a0", 16) REQ("a1", 28) REQ("a2", 40) REQ("a3", 52)                              \
                          "bfi %[a0], %[a1], #8, #8\n\t"                                                        \
                          "bfi %[a0], %[a2], #16, #8\n\t"                                                       \
                          "bfi %[a0], %[a3], #24, #8\n\t"                                                       \
@@ -364,8 +389,9 @@ static void dw_zero(int32_t *s, int32_t n)
                          : "cc", "memory");                                                                    \
     }
 
-MR_DW_PIXELS_3X3(dw_pixels_3x3, MR_DW_RAW_TEST, MR_DW_RAW_STORE)
-MR_DW_PIXELS_3X3(dw_pixels_3x3_fast, "", "")
+MR_DW_PIXELS_3X3(dw_pixels_3x3, MR_DW_RAW_TEST, DW_REQ, MR_DW_RAW_STORE)
+MR_DW_PIXELS_3X3(dw_pixels_3x3_fast, "", DW_REQ, "")
+MR_DW_PIXELS_3X3(dw_pixels_3x3_r1, "", DW_REQ_R1, "")
 
 /* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
 static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
@@ -461,7 +487,7 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
  * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
  * one without leftover channels not the window walk, one whose channels are all covered by mr_requant_zp
  * neither the raw sums nor their test; the compiler picks the entry point from the layer's constants). */
-enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4 };
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8 };
 
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
@@ -483,7 +509,7 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
         chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
     }
     for (blk = 0; blk < blocks; ++blk) {
-        dw_block_header(p, w, bias, 4 * blk, (dw_header *)(scratch + blk * header_words));
+        dw_block_header(p, w, bias, 4 * blk, (dw_header *)(scratch + blk * header_words), variant & DW_SHIFT1);
     }
     for (b = 0; b < g->batches; ++b) {
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
@@ -509,6 +535,8 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
                     }
                     if (!(variant & DW_3X3)) {
                         dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, o);
+                    } else if (variant & DW_SHIFT1) {
+                        dw_pixels_3x3_r1(h, strip, 4 * row_words, ch->count, o);
                     } else if (variant & DW_ALL_FAST) {
                         dw_pixels_3x3_fast(h, strip, 4 * row_words, ch->count, o);
                     } else if (h->fast) {
@@ -551,6 +579,7 @@ MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip, DW_ANY_WINDOW | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1, DW_3X3 | DW_SHIFT1)
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)

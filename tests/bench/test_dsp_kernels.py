@@ -75,10 +75,17 @@ MODELS = {
                                                out_zp=-128, activation="RELU6", seed=30)),
     "dw3x3_m4_c3_s2": (depthwise_model, dict(input_shape=(1, 7, 40, 3), depth_multiplier=4, stride=(2, 2), in_zp=5,
                                              out_zp=-3, seed=31)),
-    # 3x3 blocks whose requantization the assembly cannot do (shifts -1, 0 and +1: a large output scale): their
-    # sums go to scratch and are requantized in C; rows of two chunks; ReLU6, and multiplier 4
+    # 3x3 blocks whose requantization the fast assembly cannot do (a large output scale): shifts -1 to -3 with
+    # ReLU6 over rows of two chunks (_strip3x3_shift1); shifts 0, +1 and -1 with multiplier 4: sums to scratch,
+    # requantized in C (_strip3x3_x4)
     "dw3x3_raw_sums": (depthwise_model, dict(input_shape=(1, 6, 20, 8), in_zp=3, out_zp=-2, out_spread=0.03,
                                              activation="RELU6", seed=40)),
+    # shifts -1 (and -2, -3) with no clamp: the longer assembly requantization (_strip3x3_shift1), negative sums
+    # included
+    "dw3x3_shift1": (depthwise_model, dict(input_shape=(1, 6, 20, 8), in_zp=3, out_zp=-2, out_spread=0.03,
+                                           seed=40)),
+    "dw3x3_shift1_m8": (depthwise_model, dict(input_shape=(1, 7, 9, 1), depth_multiplier=8, in_zp=-5, out_zp=4,
+                                              out_spread=0.03, seed=42)),
     "dw3x3_raw_m4": (depthwise_model, dict(input_shape=(1, 5, 9, 2), depth_multiplier=4, in_zp=-4, out_zp=1,
                                            out_spread=0.008, seed=41)),
     # multiplier 4 with a dilated window: the window walk (4 outputs of one input channel a pass), no strip

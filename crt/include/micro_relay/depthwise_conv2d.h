@@ -25,6 +25,10 @@ void mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_
  * [-21, -2] (mr_requant_zp_of holds it): the compiler checks this before it picks this entry point. */
 void mr_depthwise_conv2d_s8_strip3x3_fast(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                           const int32_t *bias, int8_t *out, void *scratch);
+/* The same when some channel's shift is -1 and every one is in [-21, -1] with mult >= 0 (3 more instructions a
+ * channel and pixel than _fast, instead of raw sums requantized in C). */
+void mr_depthwise_conv2d_s8_strip3x3_shift1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                            const int32_t *bias, int8_t *out, void *scratch);
 /* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
 void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
                                   const int64_t *bias, int16_t *out);

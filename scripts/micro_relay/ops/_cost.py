@@ -71,11 +71,16 @@ def _strip_fills(g: Geometry) -> int:
 
 def slow_blocks(p: dict) -> int:
     """Blocks of 4 channels the 3x3 assembly cannot requantize (mr_requant_zp_of needs mult >= 0 and a shift in
-    [-21, -2]): they run the C tap loop instead (ops/depthwise_conv2d.py kernel_path)."""
+    [-21, -2]): their sums are requantized in C (ops/depthwise_conv2d.py kernel_path). None when the layer takes
+    the _strip3x3_shift1 entry point (out_c a multiple of 4, every shift in [-21, -1] with mult >= 0), whose
+    assembly holds shift -1 too at 3 more instructions an output (left to the fit's per-output cost)."""
     g: Geometry = p["geometry"]
     if "mult" not in p or not is_3x3(g):
         return 0
-    fits = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
+    pairs = list(zip(p["mult"], p["shift"]))
+    if g.out_c % 4 == 0 and all(m >= 0 and -21 <= s <= -1 for m, s in pairs):
+        return 0
+    fits = [m >= 0 and -21 <= s <= -2 for m, s in pairs]
     return sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
 
 

@@ -69,7 +69,11 @@ def _strip_entry(p: dict) -> str:
         return "_strip"
     if g.out_c % 4:
         return "_strip3x3"
-    return "_strip3x3_fast" if all(_asm_requantizes(p)) else "_strip3x3_x4"
+    if all(_asm_requantizes(p)):
+        return "_strip3x3_fast"
+    if all(m >= 0 and -21 <= s <= -1 for m, s in zip(p["mult"], p["shift"])):
+        return "_strip3x3_shift1"  # the assembly's longer requantization also holds shift -1
+    return "_strip3x3_x4"
 
 
 def dsp_scratch_bytes(g: Geometry) -> int:
@@ -183,7 +187,9 @@ class DepthwiseConv2D(OpDef):
         fits = _asm_requantizes(p)
         slow = sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
         compute = "3x3 in assembly" if unrolled else "C tap loop"
-        if unrolled and slow:
+        if unrolled and slow and _strip_entry(p) == "_strip3x3_shift1":
+            compute += f" (the longer requantization that holds shift -1: {slow} block(s) need it)"
+        elif unrolled and slow:
             compute += f" ({slow} block(s) requantized in C: a shift outside [-21, -2])"
         if g.filter_c != 1:
             return {"dsp": f"zero-padded int16 strip in scratch, one input channel in all 4 lanes of a block of 4 "
