@@ -1,7 +1,8 @@
 /*
- * nn.conv2d int8 on cores with the DSP extension (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): mr_conv2d_s8 and
- * mr_conv2d_s8_pw8, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md sections 2 and 8). The
- * portable int8 path, int16 and float are in mr_conv2d.c; on other cores this file holds only the _pw8 entry.
+ * nn.conv2d int8 on cores with the DSP extension (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): mr_conv2d_s8,
+ * mr_conv2d_s8_pw8 and mr_conv2d_s8_pw16, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md
+ * sections 2 and 8). The portable int8 path, int16 and float are in mr_conv2d.c; on other cores this file holds
+ * only the _pw8 and _pw16 entries (calling it).
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
@@ -153,6 +154,70 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
                      "7:"
                      : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x] "+r"(x),
                        [w] "=&r"(w), [n] "=&r"(n), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
+                       [t0] "=&r"(t0), [t1] "=&r"(t1)
+                     : [c] "r"(job)
+                     : "cc", "memory");
+#undef MR_REQ
+#undef MR_QUAD
+}
+
+/* tile_pairs for windows of exactly 4 blocks (mr_conv2d_s8_pw16: 9..16 input channels, padded) with
+ * requantization: the 4 blocks run straight, and the loop counter's register keeps the output address, so a
+ * pixel pair pays 4 instructions for its bias and weights, 44 for the products, 28 for requantization and 10 for
+ * its stores (tile_pairs: 92 with its entry and exit jumps). Reads only job fields 0..55. */
+static MR_CONV_NOINLINE void tile16(const int32_t *x, const fast_job *job)
+{
+    register int32_t ue __asm__("r2");
+    register int32_t uo __asm__("r3");
+    register int32_t ve __asm__("r4");
+    register int32_t vo __asm__("r5");
+    int32_t a00, a01, a10, a11, t0, t1;
+    const int32_t *w;
+    int8_t *o;
+#define MR_REQ(a)                                                                                              \
+    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
+    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
+    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
+    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
+    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
+    "ssat %[" a "], #8, %[vo]\n\t"
+#define MR_QUAD                                                                                                \
+    "ldm %[w]!, {%[ue], %[uo], %[ve], %[vo]}\n\t"                                                              \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "smlad %[a00], %[t0], %[ue], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t0], %[ve], %[a01]\n\t"                                                                   \
+    "smlad %[a00], %[t1], %[uo], %[a00]\n\t"                                                                   \
+    "smlad %[a01], %[t1], %[vo], %[a01]\n\t"                                                                   \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
+    "smlad %[a10], %[t0], %[ue], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t0], %[ve], %[a11]\n\t"                                                                   \
+    "smlad %[a10], %[t1], %[uo], %[a10]\n\t"                                                                   \
+    "smlad %[a11], %[t1], %[vo], %[a11]\n\t"
+    __asm__ volatile("ldr %[o], [%[c], #40]\n\t"
+                     "0:\n\t"
+                     "ldrd %[a00], %[a01], [%[c], #8]\n\t"
+                     "mov %[a10], %[a00]\n\t"
+                     "mov %[a11], %[a01]\n\t"
+                     "ldr %[w], [%[c]]\n\t"
+                     MR_QUAD MR_QUAD MR_QUAD MR_QUAD
+                     "ldrd %[ue], %[uo], [%[c], #16]\n\t"
+                     "ldr %[ve], [%[c], #24]\n\t"
+                     MR_REQ("a00") MR_REQ("a10")
+                     "ldrd %[ue], %[uo], [%[c], #28]\n\t"
+                     "ldr %[ve], [%[c], #36]\n\t"
+                     MR_REQ("a01") MR_REQ("a11")
+                     "ldrd %[t0], %[t1], [%[c], #44]\n\t"
+                     "cmp %[x], %[t0]\n\t" /* eq: the last pair */
+                     "it eq\n\t"
+                     "ldreq %[t1], [%[c], #52]\n\t"
+                     "bfi %[a10], %[a11], #8, #8\n\t"
+                     "strh %[a10], [%[o], %[t1]]\n\t"
+                     "bfi %[a00], %[a01], #8, #8\n\t"
+                     "strh %[a00], [%[o]]\n\t"
+                     "add %[o], %[o], %[t1], lsl #1\n\t"
+                     "bne 0b"
+                     : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11), [x] "+r"(x),
+                       [w] "=&r"(w), [o] "=&r"(o), [ue] "=&r"(ue), [uo] "=&r"(uo), [ve] "=&r"(ve), [vo] "=&r"(vo),
                        [t0] "=&r"(t0), [t1] "=&r"(t1)
                      : [c] "r"(job)
                      : "cc", "memory");
@@ -587,7 +652,152 @@ static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8
     }
 }
 
+/* Extends pairs (>= 1) of 16-value pixels minus zp (nz: -zp in both lanes) into dst in the pair layout: per pair
+ * 8 LDR (any alignment), 16 SXTAB16, 8 STRD; half the instructions of extend called per pixel. */
+static MR_CONV_NOINLINE void extend16_pairs(const int8_t *src, int32_t pairs, int32_t nz, int32_t *dst)
+{
+    uint32_t u, v;
+    int32_t e, o;
+#define MR_EXT(q)                                                                                              \
+    "ldr %[u], [%[s], #" q " * 4]\n\t"                                                                         \
+    "ldr %[v], [%[s], #" q " * 4 + 16]\n\t"                                                                    \
+    "sxtab16 %[e], %[nz], %[u]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[u], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" q " * 16]\n\t"                                                                 \
+    "sxtab16 %[e], %[nz], %[v]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[v], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[d], #" q " * 16 + 8]\n\t"
+    __asm__ volatile("1:\n\t"
+                     MR_EXT("0") MR_EXT("1") MR_EXT("2") MR_EXT("3")
+                     "adds %[s], %[s], #32\n\t"
+                     "adds %[d], %[d], #64\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [s] "+r"(src), [n] "+r"(pairs), [d] "+r"(dst), [u] "=&r"(u), [v] "=&r"(v), [e] "=&r"(e),
+                       [o] "=&r"(o)
+                     : [nz] "r"(nz)
+                     : "cc", "memory");
+#undef MR_EXT
+}
+
+/*
+ * Pointwise layers with 9..16 input channels (mr_conv2d_s8_pw16): mr_conv2d_s8's pointwise loops with every
+ * window padded to 16 values, so a channel pair whose constants mr_requant_zp covers runs tile16 (4 blocks
+ * straight, the output address in a register) instead of tile_pairs' loop. The weight slot's padding is zeroed
+ * once a call; a pixel's padding blocks keep whatever the scratch held (their products with the zero weights are
+ * 0). Other channel pairs take tile_pairs (one pass entering at the first block) and requantize_slow. With 16
+ * channels a tile's pixel pairs are extended by one extend16_pairs call. Up to 64 output channels the scratch
+ * starts with a weight slot per channel pair, all extended once a call (ops/conv2d.py dsp_scratch_bytes: 2 KB at
+ * most, within the layer's tensors on the shared models); above, one slot refilled per tile and pair as in
+ * mr_conv2d_s8. person_detect's 16-channel layer (576 pixels, 32 outputs): 543,400 -> 463,520 instructions
+ * (1.57 a MAC); what is left per tile and channel pair is the C loop and the requantization constants.
+ */
+static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                        int8_t *out, int32_t *buf)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, tail = c % 4, out_c = g->out_c;
+    const int32_t nz = mr_pack2(-p->in_zp);
+    const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
+    int32_t *px, acc[2 * MR_POINTWISE_TILE];
+    fast_job job;
+    int32_t tile, first, cnt, k, oc, j;
+    /* weight slots: every channel pair's (extended once a call) up to 64 channels, else one (once a tile) */
+    const int32_t slots = out_c <= 64 ? (out_c + 1) / 2 : 1;
+    tile = buf == NULL ? 0 : (p->scratch_bytes / 64 - slots) * 2; /* pixel pairs of 64 bytes after them */
+    if (tile > MR_POINTWISE_TILE) {
+        tile = MR_POINTWISE_TILE;
+    }
+    if (tile < 2) {
+        return;
+    }
+    px = buf + 16 * slots;
+    memset(buf, 0, (size_t)slots * 64);
+    for (oc = 0; slots > 1 && oc < out_c; oc += 2) {
+        const int32_t oc1 = oc + 1 < out_c ? oc + 1 : oc;
+        extend_pair(w + oc * c, w + oc1 * c, c / 4, buf + oc / 2 * 16);
+        for (j = 0; tail && j < 2; ++j) { /* the last block padded with zeros */
+            const int8_t *f = w + (j ? oc1 : oc) * c + c / 4 * 4;
+            int8_t last[4];
+            for (k = 0; k < 4; ++k) {
+                last[k] = k < tail ? f[k] : 0;
+            }
+            extend(last, 1, 0, buf + oc / 2 * 16 + 2 * j + 4 * (c / 4));
+        }
+    }
+    job.passes = 1;
+    job.skip = 3 * 44; /* tile_pairs enters at its first block */
+    job.step = out_c;
+    for (first = 0; first < pixels; first += cnt) {
+        cnt = pixels - first < tile ? pixels - first : tile;
+        k = 0;
+        if (c == 16 && cnt > 1) {
+            extend16_pairs(in + first * 16, cnt / 2, nz, px);
+            k = cnt / 2 * 2;
+        }
+        for (; k < cnt; ++k) {
+            const int8_t *src = in + (first + k) * c;
+            int32_t *slot = px + k / 2 * 16 + 2 * (k % 2);
+            extend(src, c / 4, nz, slot);
+            if (tail) {
+                int8_t last[4];
+                for (j = 0; j < 4; ++j) {
+                    last[j] = j < tail ? src[c / 4 * 4 + j] : (int8_t)p->in_zp;
+                }
+                extend(last, 1, nz, slot + 4 * (c / 4));
+            }
+        }
+        job.end = px + (cnt + 1) / 2 * 16;
+        job.last_step = cnt % 2 ? 0 : out_c;
+        for (oc = 0; oc < out_c; oc += 2) {
+            const int32_t oc1 = oc + 1 < out_c ? oc + 1 : oc; /* an odd last channel goes twice */
+            int fast;
+            job.wx = buf + oc / 2 * 16;
+            if (slots == 1) {
+                job.wx = buf;
+                extend_pair(w + oc * c, w + oc1 * c, c / 4, buf);
+                for (j = 0; tail && j < 2; ++j) { /* the last block padded with zeros */
+                    const int8_t *f = w + (j ? oc1 : oc) * c + c / 4 * 4;
+                    int8_t last[4];
+                    for (k = 0; k < 4; ++k) {
+                        last[k] = k < tail ? f[k] : 0;
+                    }
+                    extend(last, 1, 0, buf + 2 * j + 4 * (c / 4));
+                }
+            }
+            job.b0 = bias ? bias[oc] : 0;
+            job.b1 = bias ? bias[oc1] : 0;
+            job.out = out + first * out_c + oc;
+            fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
+                   mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
+            if (fast) {
+                tile16(px, &job);
+                continue;
+            }
+            job.acc = acc;
+            tile_pairs(px, &job);
+            for (k = 0; k < cnt; ++k) { /* pixel k's accumulators: acc[k / 2 * 4 + k % 2 * 2] */
+                int8_t *o = out + (first + k) * out_c + oc;
+                o[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[k / 2 * 4 + k % 2 * 2 + 1]);
+                o[0] = (int8_t)requantize_slow(p, oc, acc[k / 2 * 4 + k % 2 * 2]);
+            }
+        }
+    }
+}
+
 #endif /* MR_DSP */
+
+/* flatten: with mr_requant_zp_of inlined here, mr_conv2d_s8 keeps the only two other calls, which GCC then inlines
+ * (four make it an out-of-line function, every other convolution 0.3-1% slower). */
+__attribute__((flatten)) void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                                const int32_t *bias, int8_t *out, void *scratch)
+{
+#if MR_DSP
+    pointwise16(p, in, w, bias, out, (int32_t *)scratch);
+#else
+    mr_conv2d_s8(p, in, w, bias, out, scratch);
+#endif
+}
 
 void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                       int8_t *out, void *scratch)

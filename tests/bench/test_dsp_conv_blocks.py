@@ -80,13 +80,15 @@ def test_blocks_match_reference_on_cortex_m4(results, name):
 
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_case_drives_its_branch(tmp_path, name):
-    """mr_conv2d_s8 is called (not the 8-channel kernel), and the window, pixels, channels and constants are what
-    the case's comment says."""
+    """mr_conv2d_s8 is called (not the 8-channel kernel; pointwise with 9..16 channels mr_conv2d_s8_pw16, whose
+    channel pairs outside tile16 take tile_pairs), and the window, pixels, channels and constants are what the
+    case's comment says."""
     kwargs, rem, drives = MODELS[name]
     graph, p = _prepared(tmp_path, name)
     g = p["geometry"]
     source = "".join(compile_graph(graph, "blocks", "test").files.values())
-    assert "mr_conv2d_s8(" in source and "mr_conv2d_s8_pw8(" not in source
+    entry = "mr_conv2d_s8_pw16(" if g.k_h * g.k_w == 1 and 8 < g.in_c <= 16 else "mr_conv2d_s8("
+    assert entry in source and "mr_conv2d_s8_pw8(" not in source
     n = g.k_h * g.k_w * g.filter_c
     quads = (n + 3) // 4
     assert quads % 4 == rem

@@ -2,7 +2,8 @@
 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile
-of pixels); 12 and 16 stay on mr_conv2d_s8's 2x2 blocks. The cases cover both, with odd output channel counts,
+of pixels); 12 and 16 take mr_conv2d_s8_pw16's 2x2 blocks (tests/bench/test_dsp_conv_k16.py covers that entry).
+The cases cover both, with odd output channel counts,
 odd pixel counts (a lone last pixel in a tile), a single pixel, ReLU6 clamps narrower than int8, no bias, and
 per-channel shifts on both sides of mr_requant_zp's range [-21, -2] within one layer (those channels take C).
 A structural test checks that each case drives the branch its comment names.
@@ -18,7 +19,7 @@ from micro_relay.compiler import compile_graph, prepare_graph
 from micro_relay.ir.registry import get_op
 
 # name: (kwargs of conv2d_model, the branch it drives). Every model is 1x1, stride 1: a pointwise layer.
-# "all": one pw8_tile call a tile; "per channel": pw8_tile or C per channel; "blocks": mr_conv2d_s8.
+# "all": one pw8_tile call a tile; "per channel": pw8_tile or C per channel; "blocks": 2x2 blocks, not _pw8.
 MODELS = {
     # 8 channels, 45 pixels (tiles of 16, 16, 13), 7 output channels, both zero points at -128
     "c8_odd": (dict(input_shape=(1, 9, 5, 8), out_channels=7, in_zp=-128, out_zp=-128, seed=60), "all"),
@@ -45,7 +46,7 @@ MODELS = {
     # shifts -21 and -22 in one layer (a tiny output multiplier)
     "c8_shifts_m21_m22": (dict(input_shape=(1, 3, 5, 8), out_channels=7, out_spread=3e4, out_zp=5, seed=3),
                           "per channel"),
-    # 12 and 16 channels: the 2x2 blocks, odd channels and pixels
+    # 12 and 16 channels: not the pw8 kernel (mr_conv2d_s8_pw16's 2x2 blocks), odd channels and pixels
     "c12": (dict(input_shape=(1, 3, 7, 12), out_channels=9, in_zp=-7, out_zp=5, seed=66), "blocks"),
     "c16_relu6": (dict(input_shape=(1, 5, 3, 16), out_channels=11, activation="RELU6", out_zp=-128, out_spread=0.5,
                        seed=67),

@@ -104,6 +104,10 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
  * DSP path one output channel at a time over a tile, its weights in registers; the same scratch. */
 void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                       int8_t *out, void *scratch);
+/* mr_conv2d_s8 for pointwise layers with 9..16 input channels: on the DSP path windows padded to 16 values and a
+ * straight 4-block pixel-pair loop; scratch sized for 16 values a pixel (ops/conv2d.py dsp_scratch_bytes). */
+void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                       int8_t *out, void *scratch);
 /* int16 activations: accumulate in int32 with an int32 bias, or in int64 (the _wide form) otherwise. */
 void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
                    int16_t *out);

@@ -55,11 +55,12 @@ def _im2col(p: dict) -> dict[str, int]:
 
 
 def _pointwise(p: dict) -> dict[str, int]:
-    """The 1x1 matrix product: pixel rows extended to int16 (padded to 8 values by the _pw8 entry), a block of
-    outputs per pass, every output requantized."""
+    """The 1x1 matrix product: pixel rows extended to int16 (padded to 8 values by the _pw8 entry, to 16 by
+    _pw16), a block of outputs per pass, every output requantized."""
     g: Geometry = p["geometry"]
     pixels = _pixels(g)
-    return {"macs": pixels * g.out_c * g.in_c, "extended": pixels * max(g.in_c, 8), "outputs": pixels * g.out_c,
+    padded = 8 if g.in_c <= 8 else 16 if g.in_c <= 16 else g.in_c
+    return {"macs": pixels * g.out_c * g.in_c, "extended": pixels * padded, "outputs": pixels * g.out_c,
             "pixels": pixels, "layer": 1}
 
 
@@ -123,6 +124,7 @@ FEATURES = {
     "conv2d_im2col": _im2col,
     "conv2d_pointwise": _pointwise,
     "conv2d_pointwise8": _pointwise,
+    "conv2d_pointwise16": _pointwise,
     "depthwise_strip": _strip,
     "depthwise_strip3x3": _strip,
     "depthwise_walk": _walk,
@@ -137,7 +139,9 @@ FEATURES = {
 def conv2d_path(g: Geometry) -> str:
     """The path mr_conv2d_s8 takes (ops/conv2d.py emit)."""
     if is_pointwise(g):
-        return "conv2d_pointwise8" if g.in_c <= 8 else "conv2d_pointwise"
+        if g.in_c <= 16:
+            return "conv2d_pointwise8" if g.in_c <= 8 else "conv2d_pointwise16"
+        return "conv2d_pointwise"
     return "conv2d_im2col"
 
 

@@ -50,13 +50,16 @@ POINTWISE_TILE = 16
 def dsp_scratch_bytes(g: Geometry) -> int:
     """Bytes of arena scratch mr_conv2d_s8 gets for geometry g."""
     pointwise = is_pointwise(g)
-    n = max(g.in_c, 8) if pointwise else g.k_h * g.k_w * g.filter_c  # mr_conv2d_s8_pw8 pads to 8 values
+    # mr_conv2d_s8_pw8 pads to 8 values, mr_conv2d_s8_pw16 to 16
+    n = (8 if g.in_c <= 8 else 16 if g.in_c <= 16 else g.in_c) if pointwise else g.k_h * g.k_w * g.filter_c
     pair = 16 * ((n + 3) // 4)  # two pixels' windows
     stage = 0 if pointwise or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
     row_pixels = g.batches * g.out_h * g.out_w if pointwise else g.out_w
     pairs = min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
     if pointwise and g.in_c <= 8:  # mr_conv2d_s8_pw8: no weight slot
         return pairs * pair + stage
+    if pointwise and g.in_c <= 16:  # mr_conv2d_s8_pw16: every channel pair's weight slot up to 64 channels
+        return (pairs + ((g.out_c + 1) // 2 if g.out_c <= 64 else 1)) * pair
     if not pointwise:
         pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2) - 1
         if g.in_c == g.filter_c and 2 * pairs >= row_pixels:  # one group: a tile of whole rows (a band)
@@ -187,6 +190,15 @@ class Conv2D(OpDef):
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 8 and extended to int16 in "
                            f"scratch, {2 * pairs} pixels a tile, 1 channel's weights in registers a pass (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
+        if is_pointwise(g) and g.in_c <= 16:
+            once = g.out_c <= 64  # every channel pair's weights extended once (mr_conv2d_s8_pw16)
+            pairs = dsp_scratch_bytes(g) // 64 - ((g.out_c + 1) // 2 if once else 1)
+            weights = "all channels' weights extended to int16 in scratch once" if once else \
+                "2 channels' weights extended to int16 in scratch a tile"
+            return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 16 and extended to int16 in scratch, "
+                           f"{2 * pairs} pixels a tile, {weights}, 2 pixels x 2 channels a block, 4 blocks of 4 "
+                           f"values straight (SMLAD)",
+                    "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         if is_pointwise(g):
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {2 * pairs} "
                            f"pixels a tile, 2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 "
@@ -210,5 +222,12 @@ class Conv2D(OpDef):
         if p["kind"] != "s8":
             return emit_call(ctx, node, p, "mr_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"])), "mr_conv2d",
-                         scratch=True, suffix="_pw8" if is_pointwise(p["geometry"]) and p["geometry"].in_c <= 8 else
-                         "")
+                         scratch=True, suffix=_suffix(p["geometry"]))
+
+
+def _suffix(g: Geometry) -> str:
+    """The int8 entry point for geometry g: _pw8 and _pw16 for pointwise layers with at most 8 or 16 input
+    channels (their own loops, which other models do not link), else mr_conv2d_s8."""
+    if not is_pointwise(g) or g.in_c > 16:
+        return ""
+    return "_pw8" if g.in_c <= 8 else "_pw16"
