@@ -15,9 +15,7 @@ from __future__ import annotations
 import pytest
 
 from support.tflite_models import conv2d_model
-from support.cortex_m_cases import assert_bit_exact, bench_cases
-from micro_relay.compiler import compile_graph, prepare_graph
-from micro_relay.ir.registry import get_op
+from support.cortex_m_cases import assert_bit_exact, bench_cases, compiled_single_op
 from micro_relay.ops.conv2d import dsp_scratch_bytes
 
 # name: (kwargs of conv2d_model, quads % 4 of the window, what else it drives)
@@ -58,14 +56,6 @@ MODELS = {
 }
 
 
-def _prepared(tmp_path, name):
-    path = tmp_path / f"{name}.tflite"
-    path.write_bytes(conv2d_model(**MODELS[name][0]))
-    graph = prepare_graph(path)
-    (node,) = [n for n in graph.nodes if n.op == "nn.conv2d"]
-    return graph, get_op(node.op).prepare(graph, node)
-
-
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
@@ -84,9 +74,8 @@ def test_case_drives_its_branch(tmp_path, name):
     channel pairs outside tile16 take tile_pairs), and the window, pixels, channels and constants are what the
     case's comment says."""
     kwargs, rem, drives = MODELS[name]
-    graph, p = _prepared(tmp_path, name)
+    p, source = compiled_single_op(tmp_path, name, conv2d_model(**MODELS[name][0]), "nn.conv2d")
     g = p["geometry"]
-    source = "".join(compile_graph(graph, "blocks", "test").files.values())
     entry = "mr_conv2d_s8_pw16(" if g.k_h * g.k_w == 1 and 8 < g.in_c <= 16 else "mr_conv2d_s8("
     assert entry in source and "mr_conv2d_s8_pw8(" not in source
     n = g.k_h * g.k_w * g.filter_c

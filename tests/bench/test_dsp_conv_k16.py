@@ -17,9 +17,7 @@ from __future__ import annotations
 import pytest
 
 from support.tflite_models import conv2d_model
-from support.cortex_m_cases import assert_bit_exact, bench_cases
-from micro_relay.compiler import compile_graph, prepare_graph
-from micro_relay.ir.registry import get_op
+from support.cortex_m_cases import assert_bit_exact, bench_cases, compiled_single_op
 
 # name: (kwargs of conv2d_model, branch). Every model is 1x1, stride 1: a pointwise layer.
 # "fast": every channel pair in tile16; "mixed": some pairs in tile_pairs and C; "slow": every pair in C;
@@ -53,12 +51,6 @@ MODELS = {
 }
 
 
-def _model(tmp_path, name):
-    path = tmp_path / f"{name}.tflite"
-    path.write_bytes(conv2d_model(kernel=(1, 1), **MODELS[name][0]))
-    return path
-
-
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
@@ -75,10 +67,7 @@ def test_pointwise_k16_matches_reference_on_cortex_m4(results, name):
 def test_case_drives_its_branch(tmp_path, name):
     """The entry the emitter calls and which channel pairs tile16 takes, from the prepared constants."""
     kwargs, branch = MODELS[name]
-    graph = prepare_graph(_model(tmp_path, name))
-    (node,) = [n for n in graph.nodes if n.op == "nn.conv2d"]
-    p = get_op(node.op).prepare(graph, node)
-    source = "".join(compile_graph(graph, "k16", "test").files.values())
+    p, source = compiled_single_op(tmp_path, name, conv2d_model(kernel=(1, 1), **MODELS[name][0]), "nn.conv2d")
     assert ("mr_conv2d_s8_pw16(" in source) == (branch != "s8")
     assert "mr_conv2d_s8_pw8(" not in source
     covered = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]

@@ -16,9 +16,7 @@ from __future__ import annotations
 import pytest
 
 from support.tflite_models import conv2d_model
-from support.cortex_m_cases import assert_bit_exact, bench_cases
-from micro_relay.compiler import prepare_graph
-from micro_relay.ir.registry import get_op
+from support.cortex_m_cases import assert_bit_exact, bench_cases, compiled_single_op
 from micro_relay.ops.conv2d import dsp_scratch_bytes
 
 # name: (kwargs of conv2d_model, quads % 4 of the window, rows a tile, what else it drives)
@@ -44,14 +42,6 @@ MODELS = {
 }
 
 
-def _prepared(tmp_path, name):
-    path = tmp_path / f"{name}.tflite"
-    path.write_bytes(conv2d_model(**MODELS[name][0]))
-    graph = prepare_graph(path)
-    (node,) = [n for n in graph.nodes if n.op == "nn.conv2d"]
-    return get_op(node.op).prepare(graph, node)
-
-
 @pytest.fixture(scope="module")
 def results(arm_tools, tmp_path_factory):
     """Every model benched once on the Cortex-M4 board."""
@@ -69,7 +59,7 @@ def test_case_drives_its_branch(tmp_path, name):
     """The window, the rows a tile (worked out from the scratch as mr_conv2d_s8 does), pixels and channels are
     what the case's comment says."""
     kwargs, rem, band, drives = MODELS[name]
-    p = _prepared(tmp_path, name)
+    p, _ = compiled_single_op(tmp_path, name, conv2d_model(**MODELS[name][0]), "nn.conv2d")
     g = p["geometry"]
     n = g.k_h * g.k_w * g.filter_c
     quads = (n + 3) // 4

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from micro_relay.bench.measure import bench_model
+from micro_relay.compiler import compile_graph, prepare_graph
+from micro_relay.ir.registry import get_op
 
 BOARD = "mps2-an386"  # Cortex-M4F: the DSP extension
 
@@ -23,3 +25,13 @@ def assert_bit_exact(result: dict) -> None:
     """The device's outputs equal the reference interpreter's (which is bit-exact with TFLite Micro)."""
     assert result["outputs_match"] is True, result
     assert result["max_abs_diff"] == 0
+
+
+def compiled_single_op(folder: Path, name: str, model: bytes, op: str) -> tuple[dict, str]:
+    """The compile-time parameters of the model's one `op` node and the generated C (which entry point it calls),
+    for the tests that check a case drives the branch its comment names."""
+    path = folder / f"{name}.tflite"
+    path.write_bytes(model)
+    graph = prepare_graph(path)
+    (node,) = [n for n in graph.nodes if n.op == op]
+    return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case", "test").files.values())
