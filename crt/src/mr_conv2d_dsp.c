@@ -14,8 +14,8 @@
  * windows (im2col). Loop structure:
  *   band of rows (pointwise: one row of all the flattened pixels; with one group, as many whole rows as a tile
  *   holds, which only delays a row's stores past the band's later reads, so the planner's row order still
- *   holds; else one row) > group > tile of at most MR_POINTWISE_TILE pixels of the band > each pixel's window
- *   gathered (in-image taps; 0 for the others) one run at a time (a filter
+ *   holds; else one row) > group > tile of as many pixels of the band as the scratch holds > each pixel's
+ *   window gathered (in-image taps; 0 for the others) one run at a time (a filter
  *   row's in-image taps when contiguous), minus the zero point and sign-extended to int16 pairs (one LDR, two
  *   SXTAB16 and one STRD per 4 values) into the arena scratch the compiler planned (p->scratch_bytes) > pair of
  *   output channels: their filters extended to int16 once into the scratch's weight slot, requantization
@@ -23,7 +23,9 @@
  *   one LDM, 2 LDRD and 8 SMLADs per 4 window values, requantization with the output zero point folded in
  *   (mr_requant_zp), SSAT, a halfword store per pixel (its channel pair).
  * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
- * 16 MACs, and frees the register that keeps the job's address through the loop.
+ * 16 MACs, and frees the register that keeps the job's address through the loop. The compiler sizes the tile:
+ * MR_POINTWISE_TILE pixels by default, more (up to the whole layer, each filter then extended once) when the
+ * arena has the room anyway (ops/conv2d.py scratch_variants, plan/room.py).
  * Channels whose constants mr_requant_zp does not cover, clamps narrower than int8 and an odd last channel
  * take tile_pairs' raw accumulators and C's requantize_slow.
  * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
@@ -350,6 +352,27 @@ static int32_t requantize_slow(const mr_conv2d_q_params *p, int32_t oc, int32_t 
     return MR_CLAMP(acc, p->act_min, p->act_max);
 }
 
+/* A channel pair tile_pairs leaves raw (constants mr_requant_zp does not cover, a clamp narrower than int8, an
+ * odd last channel): its accumulators for MR_POINTWISE_TILE pixels at a time (the stack buffer's size; a tile may
+ * hold more), requantized the long way into out (channel oc of the tile's first pixel). */
+static MR_CONV_NOINLINE void pair_raw(const mr_conv2d_q_params *p, const int32_t *px, int32_t pair_words,
+                                      fast_job *job, int32_t cnt, int32_t oc, int32_t oc1, int8_t *out)
+{
+    int32_t acc[2 * MR_POINTWISE_TILE], k, i;
+    const int32_t *const end = job->end;
+    for (k = 0; k < cnt; ++k, out += p->geo.out_c) {
+        i = k % MR_POINTWISE_TILE;
+        if (i == 0) { /* the next piece */
+            job->acc = acc; /* tile_pairs advances it */
+            job->end = cnt - k > MR_POINTWISE_TILE ? px + (k + MR_POINTWISE_TILE) / 2 * pair_words : end;
+            tile_pairs(px + k / 2 * pair_words, job);
+        }
+        out[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[i / 2 * 4 + i % 2 * 2 + 1]); /* pixel i's */
+        out[0] = (int8_t)requantize_slow(p, oc, acc[i / 2 * 4 + i % 2 * 2]);
+    }
+    job->end = end;
+}
+
 void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                   void *scratch)
 {
@@ -362,16 +385,13 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
     const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
-    int32_t *px, acc[2 * MR_POINTWISE_TILE];
+    int32_t *px;
     fast_job job; /* the fields a call, band or tile fixes are set there; tile_pairs keeps them */
     int8_t *stage;
     int32_t tile, band, row, first, cnt, k, ch, oc, j;
     /* pixel pairs after the weight slot */
     tile = buf == NULL ? 0 : ((p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
                                   pair_words - 1) * 2;
-    if (tile > MR_POINTWISE_TILE) {
-        tile = MR_POINTWISE_TILE;
-    }
     if (tile < 2) {
         return;
     }
@@ -423,12 +443,11 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
                     job.out = out + first * out_c + oc;
                     fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
                            mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
-                    job.acc = fast ? NULL : acc;
-                    tile_pairs(px, &job);
-                    for (k = 0; !fast && k < cnt; ++k) { /* pixel k's accumulators: acc[k / 2 * 4 + k % 2 * 2] */
-                        int8_t *o = out + (first + k) * out_c + oc;
-                        o[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[k / 2 * 4 + k % 2 * 2 + 1]);
-                        o[0] = (int8_t)requantize_slow(p, oc, acc[k / 2 * 4 + k % 2 * 2]);
+                    if (fast) {
+                        job.acc = NULL;
+                        tile_pairs(px, &job);
+                    } else {
+                        pair_raw(p, px, pair_words, &job, cnt, oc, oc1, job.out);
                     }
                 }
             }
@@ -439,7 +458,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
 /*
  * Pointwise layers with at most 8 input channels (mr_conv2d_s8_pw8): with so short a window tile_pairs' fixed
  * costs per 2x2 block outweigh its inner loop, so the roles turn around. Loop structure:
- *   tile of at most MR_POINTWISE_TILE pixels, each pixel's channels padded to 8 and extended into the scratch
+ *   tile of as many pixels as the scratch holds, each pixel's channels padded to 8 and extended into the scratch
  *   (mr_conv2d_s8's pair layout, 2 blocks of 4) > output channel: its bias, requantization constants (made from
  *   mult and shift) and 8 weights, extended, in registers > pixel: 2 LDRD, 4 SMLAD (the first adds the bias),
  *   mr_requant_zp's five instructions, SSAT, a byte store.
@@ -578,9 +597,6 @@ static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8
     int32_t tile = p->scratch_bytes / 16, first, cnt, k, oc, j;
     int all = c == 8 && bias != NULL && full;
     pw8_job job;
-    if (tile > MR_POINTWISE_TILE) {
-        tile = MR_POINTWISE_TILE;
-    }
     if (buf == NULL || tile < 2) {
         return;
     }
@@ -699,15 +715,12 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
     const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, tail = c % 4, out_c = g->out_c;
     const int32_t nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
-    int32_t *px, acc[2 * MR_POINTWISE_TILE];
+    int32_t *px;
     fast_job job;
     int32_t tile, first, cnt, k, oc, j;
     /* weight slots: every channel pair's (extended once a call) up to 64 channels, else one (once a tile) */
     const int32_t slots = out_c <= 64 ? (out_c + 1) / 2 : 1;
     tile = buf == NULL ? 0 : (p->scratch_bytes / 64 - slots) * 2; /* pixel pairs of 64 bytes after them */
-    if (tile > MR_POINTWISE_TILE) {
-        tile = MR_POINTWISE_TILE;
-    }
     if (tile < 2) {
         return;
     }
@@ -774,13 +787,7 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
                 tile16(px, &job);
                 continue;
             }
-            job.acc = acc;
-            tile_pairs(px, &job);
-            for (k = 0; k < cnt; ++k) { /* pixel k's accumulators: acc[k / 2 * 4 + k % 2 * 2] */
-                int8_t *o = out + (first + k) * out_c + oc;
-                o[oc1 - oc] = (int8_t)requantize_slow(p, oc1, acc[k / 2 * 4 + k % 2 * 2 + 1]);
-                o[0] = (int8_t)requantize_slow(p, oc, acc[k / 2 * 4 + k % 2 * 2]);
-            }
+            pair_raw(p, px, 16, &job, cnt, oc, oc1, job.out);
         }
     }
 }

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from micro_relay.bench.measure import bench_model
+from micro_relay.bench.measure import bench_graph, bench_model
 from micro_relay.compiler import compile_graph, prepare_graph
 from micro_relay.ir.registry import get_op
 
@@ -35,3 +36,22 @@ def compiled_single_op(folder: Path, name: str, model: bytes, op: str) -> tuple[
     graph = prepare_graph(path)
     (node,) = [n for n in graph.nodes if n.op == op]
     return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case", "test").files.values())
+
+
+def with_node_attrs(graph, op: str, attrs: dict):
+    """The graph with `attrs` set on its one `op` node: a kernel variant forced (plan/room.py leaves it alone)."""
+    (index,) = [i for i, n in enumerate(graph.nodes) if n.op == op]
+    nodes = list(graph.nodes)
+    nodes[index] = nodes[index].with_attrs(**attrs)
+    return replace(graph, nodes=tuple(nodes))
+
+
+def bench_forced(folder: Path, models: dict[str, tuple[bytes, str, dict]]) -> dict[str, dict]:
+    """bench_cases for (model, op, attrs): each model's one `op` node gets attrs before it is compiled."""
+    results = {}
+    for name, (model, op, attrs) in models.items():
+        path = folder / f"{name}.tflite"
+        path.write_bytes(model)
+        graph = with_node_attrs(prepare_graph(path), op, attrs)
+        results[name] = bench_graph(graph, name, str(path), BOARD, seed=1, runs=1)
+    return results

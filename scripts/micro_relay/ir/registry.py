@@ -65,6 +65,12 @@ class OpDef:
         """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
         return 0
 
+    def scratch_variants(self, graph: Graph, node: Node, params: dict) -> tuple[dict, ...]:
+        """Attribute changes that make this node's kernel faster with more arena scratch, fastest first (empty:
+        one way only). The compiler applies the first that fits the arena the model needs anyway
+        (plan/room.py); the attributes are the op's own (in its schema), read back by prepare."""
+        return ()
+
     def kernel_path(self, graph: Graph, node: Node, params: dict) -> dict[str, str]:
         """The loop structure the kernel takes for this node's constant shapes, for the plan report: "dsp" on
         cores with the DSP extension and "portable" elsewhere (empty: the op has one simple loop)."""

@@ -8,13 +8,14 @@ already dead, with no kernel change (TinyEngine, MCUNet). The kernels' memory-ac
 - units u = 0, 1, ... are processed in order, over every batch image in turn: output rows for the window
   walks (all reads and writes of row r finish before any work on row r + 1; the row reads input rows
   r*stride - pad_top ... r*stride - pad_top + (k_h - 1)*dilation, clamped to the image), consecutive tiles
-  of at most POINTWISE_TILE flattened pixels for the int8 pointwise matrix product (all reads and writes of
-  a tile finish before the next tile; the portable path takes 16 pixels a tile, the Cortex-M DSP path fewer
-  when the tile's gathered inputs would not fit its stack buffer);
+  of at most T flattened pixels for the int8 pointwise matrix product (all reads and writes of a tile finish
+  before the next tile; the portable path takes POINTWISE_TILE = 16 pixels a tile, the Cortex-M DSP path the
+  node's tile_pixels, 16 or fewer by default and more when the compiler gives it room, ops/conv2d.py; T is
+  the larger of the two);
 - unit u writes output bytes [out_hi(u-1), out_hi(u)) and reads nothing below in_lo(u).
-Since the tile size may vary, every run of up to POINTWISE_TILE pixels, starting at any pixel, is taken as
-a unit: a real tile [s, e) with e - s <= 16 needs out_base + e*out <= in_base + s*in, which the run
-[s, min(s + 16, pixels)) implies.
+Since the tile size may vary, every run of up to T pixels, starting at any pixel, is taken as a unit: a real
+tile [s, e) with e - s <= T needs out_base + e*out <= in_base + s*in, which the run [s, min(s + T, pixels))
+implies.
 
 The algorithm (max_delta):
 1. for every unit, the first output byte past its writes, out_hi(u), and the lowest input byte it reads,
@@ -76,6 +77,6 @@ def window_delta(batches: int, in_h: int, in_w: int, in_c: int, out_h: int, out_
                                stride_h, pad_top))
 
 
-def pointwise_delta(pixels: int, in_c: int, out_c: int, itemsize: int) -> int:
-    """max_delta of the tiled pointwise matrix product."""
-    return max_delta(tile_units(pixels, in_c * itemsize, out_c * itemsize))
+def pointwise_delta(pixels: int, in_c: int, out_c: int, itemsize: int, tile: int = POINTWISE_TILE) -> int:
+    """max_delta of the tiled pointwise matrix product with tiles of at most `tile` pixels."""
+    return max_delta(tile_units(pixels, in_c * itemsize, out_c * itemsize, tile))

@@ -35,37 +35,83 @@ from . import _cmsis_nn, _cost
 # The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d_dsp.c), reserved on every target because the
 # compiler does not know whether the core has the DSP extension: slots of 4 bytes per window value (the window
 # padded with zeros to a multiple of 4 values; a 3x3x64 window: 2,304 B), one for a channel pair's filters
-# extended to int16, the others each a pair of gathered windows, plus an int8 staging copy of one window when
-# filter_c is not a multiple of 4. Pointwise layers take the weight slot on top of at most MR_POINTWISE_TILE
-# pixels within DSP_TILE_BYTES; other layers take at most 8 slots (ResNet-8's 3x3x16 layers set its arena), at
-# least 2 (the kernel needs them) and at most a band's pixel pairs plus one (a band: as many whole output rows
-# as the slots hold when there is one group, else one row). Each tile pays a
-# setup per output-channel pair, so larger tiles are faster (ResNet-8's 3x3x16 windows: 2 pixels a tile at
-# 1,024 B, 16 at 8,192 B). The scratch lives only during the layer but can set the arena: ResNet-8's grew from
-# 34,368 to 38,400 B (TFLite Micro's head plan: 49,152 B) for 20.86 -> 17.56 M instructions on Cortex-M4.
+# extended to int16 (none for _pw8, one per channel pair up to 64 channels for _pw16), the others each a pair of
+# gathered windows, plus an int8 staging copy of one window when filter_c is not a multiple of 4. The kernel
+# takes as many pixels a tile as the pairs hold. By default: pointwise layers at most MR_POINTWISE_TILE pixels
+# within DSP_TILE_BYTES; other layers at most 7 pairs (ResNet-8's 3x3x16 layers set its arena), at least 1, and
+# no more than a band's pixels (a band: as many whole output rows as the pairs hold when there is one group,
+# else one row). Each tile pays a setup per output-channel pair, the filters' extension included, so larger
+# tiles are faster (ResNet-8's 3x3x16 windows: 2 pixels a tile at 1,024 B, 16 at 8,192 B); the scratch lives
+# only during the layer but can set the arena. So the default is small, and the node's tile_pixels attribute
+# asks for more: the compiler sets it (scratch_variants, plan/room.py) where the arena has the room anyway.
 DSP_TILE_BYTES = 8192
 POINTWISE_TILE = 16
 
 
-def dsp_scratch_bytes(g: Geometry) -> int:
-    """Bytes of arena scratch mr_conv2d_s8 gets for geometry g."""
-    pointwise = is_pointwise(g)
-    # mr_conv2d_s8_pw8 pads to 8 values, mr_conv2d_s8_pw16 to 16
-    n = (8 if g.in_c <= 8 else 16 if g.in_c <= 16 else g.in_c) if pointwise else g.k_h * g.k_w * g.filter_c
+def _window_values(g: Geometry) -> int:
+    """Values per gathered window (mr_conv2d_s8_pw8 pads to 8, mr_conv2d_s8_pw16 to 16)."""
+    if is_pointwise(g):
+        return 8 if g.in_c <= 8 else 16 if g.in_c <= 16 else g.in_c
+    return g.k_h * g.k_w * g.filter_c
+
+
+def _weight_slots(g: Geometry) -> int:
+    if is_pointwise(g) and g.in_c <= 8:  # mr_conv2d_s8_pw8: weights in registers
+        return 0
+    if is_pointwise(g) and g.in_c <= 16:  # mr_conv2d_s8_pw16: every channel pair's, up to 64 channels
+        return (g.out_c + 1) // 2 if g.out_c <= 64 else 1
+    return 1
+
+
+def _band_pixels(g: Geometry) -> int:
+    """Pixels the kernel's tiles may span: the whole layer (pointwise), every output row (one group: a band of
+    whole rows), or one output row."""
+    if is_pointwise(g) or g.in_c == g.filter_c:
+        return g.batches * g.out_h * g.out_w
+    return g.out_w
+
+
+def default_tile(g: Geometry) -> int:
+    """Pixels a tile without the tile_pixels attribute (an even count: the kernel fills pixel pairs)."""
+    pair = 16 * ((_window_values(g) + 3) // 4)
+    if is_pointwise(g):
+        row_pixels = g.batches * g.out_h * g.out_w
+        return 2 * min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
+    pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2) - 1
+    row_pixels = g.out_w
+    if g.in_c == g.filter_c and 2 * pairs >= row_pixels:
+        row_pixels *= 2 * pairs // row_pixels
+    return 2 * min(pairs, (row_pixels + 1) // 2)
+
+
+def tile_of(g: Geometry, tile_pixels: int = 0) -> int:
+    """The tile the kernel takes for a tile_pixels attribute (0: the default), rounded up to pixel pairs."""
+    tile = tile_pixels or default_tile(g)
+    return tile + tile % 2
+
+
+def dsp_scratch_bytes(g: Geometry, tile_pixels: int = 0) -> int:
+    """Bytes of arena scratch mr_conv2d_s8 gets for geometry g and a tile of tile_pixels (0: the default)."""
+    n = _window_values(g)
     pair = 16 * ((n + 3) // 4)  # two pixels' windows
-    stage = 0 if pointwise or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
-    row_pixels = g.batches * g.out_h * g.out_w if pointwise else g.out_w
-    pairs = min(max(1, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2, (row_pixels + 1) // 2)
-    if pointwise and g.in_c <= 8:  # mr_conv2d_s8_pw8: no weight slot
-        return pairs * pair + stage
-    if pointwise and g.in_c <= 16:  # mr_conv2d_s8_pw16: every channel pair's weight slot up to 64 channels
-        return (pairs + ((g.out_c + 1) // 2 if g.out_c <= 64 else 1)) * pair
-    if not pointwise:
-        pairs = min(max(2, DSP_TILE_BYTES // pair), POINTWISE_TILE // 2) - 1
-        if g.in_c == g.filter_c and 2 * pairs >= row_pixels:  # one group: a tile of whole rows (a band)
-            row_pixels *= 2 * pairs // row_pixels
-        pairs = min(pairs, (row_pixels + 1) // 2)
-    return (pairs + 1) * pair + stage
+    stage = 0 if is_pointwise(g) or g.filter_c % 4 == 0 else 4 * ((n + 3) // 4)
+    return (tile_of(g, tile_pixels) // 2 + _weight_slots(g)) * pair + stage
+
+
+def larger_tiles(g: Geometry) -> tuple[int, ...]:
+    """Tiles larger than the default that save filter extensions, largest first: the whole band, then 8, 4 and
+    2 times the default; with bands of whole rows, whole rows."""
+    default, most = default_tile(g), _band_pixels(g)
+    rows = not is_pointwise(g) and g.in_c == g.filter_c
+    tiles = set()
+    for tile in [most] + [default * f for f in (8, 4, 2)]:
+        tile = min(tile, most)
+        if rows and tile >= g.out_w:
+            tile = tile // g.out_w * g.out_w
+        tile += tile % 2
+        if tile > default and -(-most // tile) < -(-most // default):  # fewer tiles
+            tiles.add(tile)
+    return tuple(sorted(tiles, reverse=True))
 
 
 def _geometry(graph, node) -> Geometry:
@@ -88,7 +134,9 @@ def _geometry(graph, node) -> Geometry:
 class Conv2D(OpDef):
     name = "nn.conv2d"
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION,
-             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
+             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64")),
+             # int8 on the DSP path: pixels a tile (0: default_tile); set by the compiler (plan/room.py)
+             "tile_pixels": Attr(int, 0)}
     num_inputs = (2, 3)
     kernels = ("conv2d", "conv2d_dsp")
 
@@ -104,6 +152,10 @@ class Conv2D(OpDef):
             return params
         if params["kind"] == "s8":
             check_int8_kernel_limits(graph, node, params)
+            tile = node.attrs.get("tile_pixels", 0)
+            if tile < 0:
+                fail(graph, node, f"tile_pixels must be 0 (the default) or a pixel count, got {tile}")
+            params["tile_pixels"] = tile_of(g, tile)
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 conv2d needs an int32 bias, got {bias_dtype.value}")
             weight_sums = graph.constant(node.inputs[1])
@@ -163,7 +215,8 @@ class Conv2D(OpDef):
         itemsize = graph.type_of(node.inputs[0]).dtype.itemsize
         if not is_pointwise(g):
             return window_overlap_delta(g, itemsize)
-        tiles = pointwise_delta(g.batches * g.in_h * g.in_w, g.in_c, g.out_c, itemsize)
+        tile = max(POINTWISE_TILE, p.get("tile_pixels", 0))  # the portable path's tiles, the DSP path's
+        tiles = pointwise_delta(g.batches * g.in_h * g.in_w, g.in_c, g.out_c, itemsize, tile)
         return tiles if p["kind"] == "s8" else min(tiles, window_overlap_delta(g, itemsize))
 
     def macs(self, graph, node):
@@ -175,7 +228,13 @@ class Conv2D(OpDef):
         other kernels need none."""
         if _cmsis_nn.uses_cmsis_nn(graph, node, params):
             return _cmsis_nn.buffer_bytes(node, params)
-        return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
+        return dsp_scratch_bytes(params["geometry"], params["tile_pixels"]) if params["kind"] == "s8" else 0
+
+    def scratch_variants(self, graph, node, params):
+        """int8 on our kernel: tiles larger than the default (each filter extended fewer times), largest first."""
+        if params["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, params) or node.attrs.get("tile_pixels"):
+            return ()
+        return tuple({"tile_pixels": tile} for tile in larger_tiles(params["geometry"]))
 
     def kernel_path(self, graph, node, p):
         if _cmsis_nn.uses_cmsis_nn(graph, node, p):
@@ -184,28 +243,26 @@ class Conv2D(OpDef):
         if p["kind"] != "s8":
             return {}
         n = g.k_h * g.k_w * g.filter_c
-        pw8 = is_pointwise(g) and g.in_c <= 8
-        pairs = dsp_scratch_bytes(g) // (16 * (((max(n, 8) if is_pointwise(g) else n) + 3) // 4)) - (not pw8)
-        if pw8:
+        tile = p["tile_pixels"]
+        if is_pointwise(g) and g.in_c <= 8:
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 8 and extended to int16 in "
-                           f"scratch, {2 * pairs} pixels a tile, 1 channel's weights in registers a pass (SMLAD)",
+                           f"scratch, {tile} pixels a tile, 1 channel's weights in registers a pass (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         if is_pointwise(g) and g.in_c <= 16:
             once = g.out_c <= 64  # every channel pair's weights extended once (mr_conv2d_s8_pw16)
-            pairs = dsp_scratch_bytes(g) // 64 - ((g.out_c + 1) // 2 if once else 1)
             weights = "all channels' weights extended to int16 in scratch once" if once else \
                 "2 channels' weights extended to int16 in scratch a tile"
             return {"dsp": f"matrix product: {g.in_c}-value pixel rows padded to 16 and extended to int16 in scratch, "
-                           f"{2 * pairs} pixels a tile, {weights}, 2 pixels x 2 channels a block, 4 blocks of 4 "
+                           f"{tile} pixels a tile, {weights}, 2 pixels x 2 channels a block, 4 blocks of 4 "
                            f"values straight (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         if is_pointwise(g):
-            return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {2 * pairs} "
+            return {"dsp": f"matrix product: {g.in_c}-value pixel rows extended to int16 in scratch, {tile} "
                            f"pixels a tile, 2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 "
                            f"channels a block (SMLAD)",
                     "portable": "matrix product: tiles of 16 pixels, 4 channels a pass"}
         staged = "" if g.filter_c % 4 == 0 else ", staged as int8 first"
-        return {"dsp": f"im2col: {n}-value windows extended to int16 in scratch{staged}, {2 * pairs} pixels a tile, "
+        return {"dsp": f"im2col: {n}-value windows extended to int16 in scratch{staged}, {tile} pixels a tile, "
                        f"2 channels' weights extended to int16 in scratch a tile, 2 pixels x 2 channels a block "
                        f"(SMLAD)",
                 "portable": "window walk, 4 channels a pass, window clipped to the image once"}
@@ -221,8 +278,8 @@ class Conv2D(OpDef):
             return _cmsis_nn.emit_convolution(ctx, node, p)
         if p["kind"] != "s8":
             return emit_call(ctx, node, p, "mr_conv2d")
-        return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"])), "mr_conv2d",
-                         scratch=True, suffix=_suffix(p["geometry"]))
+        return emit_call(ctx, node, dict(p, scratch_bytes=dsp_scratch_bytes(p["geometry"], p["tile_pixels"])),
+                         "mr_conv2d", scratch=True, suffix=_suffix(p["geometry"]))
 
 
 def _suffix(g: Geometry) -> str:
