@@ -6,6 +6,9 @@ rename, so a failing compile leaves no partial output.
 `kernels` picks the kernel backend: "micro-relay" (default, crt/src) or "cmsis-nn" (int8 conv2d, depthwise
 conv2d and dense through the adapters in crt/cmsis_nn/, ops/_cmsis_nn.py). It holds for the planning,
 emission and report of one compile_graph call; the graph and the passes never see it.
+
+Before planning, plan/room.py gives kernels that run faster with more scratch the variant that fits the arena
+the model needs anyway (`room=False` keeps every kernel's default).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .ops._cmsis_nn import DEFAULT_BACKEND, HEADER, KERNEL_BACKENDS, fallback_no
 from .passes import run_pipeline
 from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
+from .plan.room import use_room
 
 CRT_DIR = Path(__file__).resolve().parents[2] / "crt"
 
@@ -51,7 +55,8 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 
 
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
-                  planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND) -> CompiledModel:
+                  planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
+                  room: bool = True) -> CompiledModel:
     if c_identifier(name) != name:
         raise CompileError(f"model name '{name}' is not a C identifier", "--name")
     if kernels not in KERNEL_BACKENDS:
@@ -60,9 +65,10 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     for node in graph.nodes:  # every op's compile-time checks run before any file is written
         get_op(node.op).prepare(graph, node)
     with kernel_backend(kernels):
+        graph, choices = use_room(graph, planners) if room else (graph, ())
         plan = plan_memory(graph, planners)
         emitted = emit_model(name, graph, plan, source, arena_section)
-        report = plan_report(name, graph, plan, source)
+        report = plan_report(name, graph, plan, source, choices)
         _note_fallbacks(graph, report)
     used = tuple(emitted.pop("__kernels__"))
     adapters = tuple(emitted.pop("__adapters__"))

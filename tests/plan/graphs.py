@@ -20,6 +20,7 @@ INPLACE_BINARY = "test.plan.inplace_binary"
 ALIAS = "test.plan.alias"
 SCRATCH = "test.plan.scratch"
 LAGGED = "test.plan.lagged"  # a window kernel: its output may start `delta` bytes below its input 0
+ROOMY = "test.plan.roomy"  # scratch `base` bytes, or any of `offers` (faster, larger first) it is given
 
 
 class _TestOp(OpDef):
@@ -72,8 +73,18 @@ class _Lagged(_TestOp):
         return node.attrs["delta"]
 
 
+class _Roomy(_TestOp):
+    name = ROOMY
+
+    def scratch_bytes(self, graph, node, params):
+        return node.attrs.get("scratch", node.attrs["base"])
+
+    def scratch_variants(self, graph, node, params):
+        return () if "scratch" in node.attrs else tuple({"scratch": s} for s in node.attrs["offers"])
+
+
 all_ops()  # load the real ops first: the registry only loads them while it is empty
-for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged):
+for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged, _Roomy):
     try:
         register(_cls)
     except RuntimeError:  # another import of this module registered it already

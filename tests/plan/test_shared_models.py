@@ -17,6 +17,7 @@ from micro_relay.compiler import prepare_graph
 from micro_relay.plan import plan_memory
 from micro_relay.plan.check import check_plan
 from micro_relay.plan.report import plan_report
+from micro_relay.plan.room import use_room
 
 TARGETS = {  # model: (TFLite Micro arena bytes, largest allowed ratio)
     "mlcommons_tiny/kws_ref_model.tflite": (24_272, 0.75),
@@ -78,3 +79,23 @@ def test_arena_below_tflite_micro_head(relative):
     overlaps = plan_report(model_id(relative), graph, plan, relative)["overlaps"]
     assert sum(o["shared_bytes"] > 0 for o in overlaps) >= 1
     assert all(o["offset_difference"] <= o["delta"] for o in overlaps if o["shared_bytes"])
+
+
+ROOMY = {  # model: nodes at least that run a faster variant in the room the arena has anyway (plan/room.py)
+    "tflite_micro/person_detect.tflite": 11,
+    "mlcommons_tiny/pretrainedResnet_quant.tflite": 6,
+    "mlcommons_tiny/kws_ref_model.tflite": 1,
+}
+
+
+@pytest.mark.parametrize("relative", sorted(ARENAS), ids=model_id)
+def test_room_never_grows_the_arena(relative):
+    """Variants are kept only where the model's own arena holds them: planned again in full, the arena is the
+    same or smaller. Choosing stays inside the compile budget."""
+    graph = prepare_graph(shared_model(relative))
+    start = time.perf_counter()
+    roomy, choices = use_room(graph)
+    elapsed = time.perf_counter() - start
+    assert plan_memory(roomy).arena_bytes <= plan_memory(graph).arena_bytes
+    assert sum(c.variant is not None for c in choices) >= ROOMY.get(relative, 0)
+    assert elapsed < 2.0

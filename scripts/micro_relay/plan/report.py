@@ -10,7 +10,9 @@
 - per node its op, MAC count and the kernel's loop structure for its shapes (OpDef.kernel_path);
 - per int8 conv2d, depthwise_conv2d and dense node the cost model's Cortex-M4 instructions (OpDef.estimate,
   ops/_cost.py): the path taken and, where the compiler chose, every candidate's; and their sum
-  (estimated_instructions: those layers only, not the whole model).
+  (estimated_instructions: those layers only, not the whole model);
+- per node that has a faster variant with more scratch (plan/room.py): the variant kept (null: the arena
+  had no room for any), its scratch and the estimated instructions it saves.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from __future__ import annotations
 from ..ir.graph import Graph
 from ..ir.registry import get_op
 from .buffers import overlap_pairs, peak_step, tensor_lifetimes
-from .memory_plan import MemoryPlan
+from .memory_plan import MemoryPlan, node_scratch
+from .room import RoomChoice
 
 
-def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
+def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tuple[RoomChoice, ...] = ()) -> dict:
     life = tensor_lifetimes(graph, plan.order)
     tensors = []
     for buf in sorted(plan.buffers, key=lambda b: (plan.offsets[b.name], b.first, b.name)):
@@ -59,6 +62,9 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
         overlaps.append({"output": out.name, "input": inp.name, "step": out.first, "delta": delta,
                          "offset_difference": at_out - at_in, "shared_bytes": shared})
     weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
+    scratch = node_scratch(graph) if room else {}
+    room_entries = [{"node": c.node, "name": graph.nodes[c.node].name, "variant": c.variant,
+                     "scratch_bytes": scratch.get(c.node, 0), "estimated_saving": c.saving} for c in room]
     return {
         "model": name,
         "source": source,
@@ -75,6 +81,7 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str) -> dict:
         "weights_bytes": weights,
         "macs": total_macs,
         "estimated_instructions": total_estimate,
+        "room": room_entries,
         "tensors": tensors,
         "nodes": nodes,
     }

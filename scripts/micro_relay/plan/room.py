@@ -1,0 +1,92 @@
+"""Room: faster kernels in the arena the model needs anyway.
+
+Some kernels run faster with more scratch (OpDef.scratch_variants: a convolution's larger tiles extend each
+filter fewer times). Scratch lives only while its node runs, and at most steps the arena has bytes no live
+buffer uses, so there the faster kernel costs no RAM. use_room(graph) chooses the variants:
+  1. plan the graph as given: its arena A is the budget, which never grows;
+  2. the candidates, nodes with variants, go largest estimated saving first (the cost model's instructions,
+     ops/_cost.py; nodes without an estimate after the others, in graph order);
+  3. for each candidate, its variants fastest first: with it (and the variants kept so far) the bytes live at
+     some step must not exceed A (the lower bound, a quick test), and the buffers placed in the order that won
+     step 1 by the greedy planners (and the branch-and-bound search, if it won step 1) must fit in A; the
+     first variant that passes is kept, else the node keeps its default;
+  4. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
+     all see the same kernel). The compiler plans it again over every order and planner, which can only match
+     or beat the order of step 3: the arena stays at most A.
+A node whose attributes already hold a variant (a test, a user) is left alone: its op offers no variants then.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..ir.graph import Graph
+from ..ir.registry import get_op
+from .buffers import build_buffers, lower_bound, node_overlap
+from .memory_plan import node_scratch, plan_memory
+from .orders import ORDERS, LiveBytes
+from .planners import PLANNERS, arena_size
+
+
+@dataclass(frozen=True)
+class RoomChoice:
+    """What use_room did for one node: the variant kept (None: the default) and the estimated saving."""
+
+    node: int
+    variant: dict | None
+    saving: int | None  # estimated Cortex-M4 instructions saved; None without an estimate
+
+
+def _estimate(graph: Graph, node_index: int) -> int | None:
+    node = graph.nodes[node_index]
+    op = get_op(node.op)
+    estimate = op.estimate(graph, node, op.prepare(graph, node))
+    return estimate["instructions"] if estimate else None
+
+
+def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
+    nodes = list(graph.nodes)
+    nodes[node_index] = nodes[node_index].with_attrs(**attrs)
+    return replace(graph, nodes=tuple(nodes))
+
+
+def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int) -> bool:
+    """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives."""
+    scratch, overlap = node_scratch(graph), node_overlap(graph)
+    order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
+    buffers = build_buffers(graph, order, scratch, overlap)
+    if lower_bound(buffers) > budget:
+        return False
+    return any(arena_size(buffers, PLANNERS[name](buffers)) <= budget for name in planners)
+
+
+def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Graph, tuple[RoomChoice, ...]]:
+    """The graph with the variants that fit its arena, and what was chosen for each candidate node."""
+    candidates = []
+    for index, node in enumerate(graph.nodes):
+        op = get_op(node.op)
+        variants = op.scratch_variants(graph, node, op.prepare(graph, node))
+        if variants:
+            base = _estimate(graph, index)
+            fastest = _estimate(_with_attrs(graph, index, variants[0]), index)
+            order_by = None if base is None or fastest is None else base - fastest
+            candidates.append((order_by, index, variants, base))
+    if not candidates:
+        return graph, ()
+    base_plan = plan_memory(graph, planners)
+    budget, order_name = base_plan.arena_bytes, base_plan.order_name
+    # the cheap planners, and the searching one only where it placed the model (it can take a second to give up)
+    planners = tuple(n for n in PLANNERS if (planners is None or n in planners)
+                     and (n != "branch_and_bound" or n == base_plan.planner))
+    candidates.sort(key=lambda c: (c[0] is None, -(c[0] or 0), c[1]))
+    choices = []
+    for _, index, variants, base in candidates:
+        kept = next((v for v in variants if _fits(_with_attrs(graph, index, v), order_name, planners, budget)),
+                    None)
+        saving = None
+        if kept is not None:
+            graph = _with_attrs(graph, index, kept)
+            after = _estimate(graph, index)
+            saving = None if base is None or after is None else base - after
+        choices.append(RoomChoice(index, kept, saving))
+    return graph, tuple(sorted(choices, key=lambda c: c.node))
