@@ -6,7 +6,8 @@ time and 4 outputs of an input channel a pass; dense in blocks of 4 units and on
 with `micro-relay bench --profile` on mps2-an386 (QEMU -icount: 1 instruction a tick), and fits each path's
 coefficients by non-negative least squares on relative error (a layer of 2,000 instructions counts as much as
 one of 2 M). Depthwise layers with a choice are measured on both paths by forcing
-ops/depthwise_conv2d.uses_strip. Writes scripts/micro_relay/ops/cost_coefficients.json and prints each fitted
+ops/depthwise_conv2d.uses_strip; convolutions also with the largest and the smallest of the larger tiles the
+compiler may give them (tile_pixels, ops/conv2d.py larger_tiles), so the per-tile costs are told apart. Writes scripts/micro_relay/ops/cost_coefficients.json and prints each fitted
 layer's estimate against its measurement; --models DIR also prints the same for the shared models (not used in
 the fit). About a minute and a half.
 
@@ -27,13 +28,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from support.cortex_m_cases import with_node_attrs  # noqa: E402
 from support.tflite_models import conv2d_model, depthwise_model, fully_connected_model  # noqa: E402
 
-from micro_relay.bench import bench_model  # noqa: E402
+from micro_relay.bench.measure import bench_graph  # noqa: E402
 from micro_relay.bench.build import find_tool, gcc_version  # noqa: E402
 from micro_relay.compiler import prepare_graph  # noqa: E402
 from micro_relay.ir.registry import get_op  # noqa: E402
-from micro_relay.ops import _cost, depthwise_conv2d  # noqa: E402
+from micro_relay.ops import _cost, conv2d, depthwise_conv2d  # noqa: E402
 
 MACHINE = "mps2-an386"
 ESTIMATED_OPS = ("nn.conv2d", "nn.depthwise_conv2d", "nn.dense")
@@ -121,10 +123,23 @@ def layer_shape(graph, node):
     return _cost.depthwise_path(g, depthwise_conv2d.uses_strip(g)), params
 
 
-def measured_layers(path: Path) -> list[tuple[str, object, int, str]]:
-    """(kernel path, shape, measured instructions, name) of every estimated layer of one model."""
+def tile_variants(path: Path) -> list[dict]:
+    """A single-conv model's forced tiles: the largest and the smallest of the larger ones (none for others)."""
     graph = prepare_graph(path)
-    result = bench_model(path, MACHINE, runs=1, profile=True)
+    convs = [n for n in graph.nodes if n.op == "nn.conv2d"]
+    if len(convs) != 1:
+        return []
+    tiles = conv2d.larger_tiles(get_op("nn.conv2d").prepare(graph, convs[0])["geometry"])
+    return [{"tile_pixels": t} for t in sorted({tiles[0], tiles[-1]})] if tiles else []
+
+
+def measured_layers(path: Path, attrs: dict | None = None) -> list[tuple[str, object, int, str]]:
+    """(kernel path, shape, measured instructions, name) of every estimated layer of one model; attrs: set on
+    its one conv2d node first."""
+    graph = prepare_graph(path)
+    if attrs:
+        graph = with_node_attrs(graph, "nn.conv2d", attrs)
+    result = bench_graph(graph, path.stem, str(path), MACHINE, runs=1, profile=True)
     if not result["outputs_match"]:  # a kernel being edited: its counts still say what the code costs
         print(f"warning: {path.name}: outputs differ from the reference interpreter", file=sys.stderr)
     rows = []
@@ -185,6 +200,8 @@ def main(argv=None) -> int:
             path.write_bytes(model)
             with forced_strip(strip):
                 rows += measured_layers(path)
+            for attrs in tile_variants(path):
+                rows += measured_layers(path, attrs)
     data = {"machine": MACHINE, "command": "python3 benchmarks/fit_cost_model.py",
             "gcc": gcc_version(find_tool("arm-none-eabi-gcc", "gcc-arm-none-eabi")), "paths": fit(rows)}
     args.out.write_text(json.dumps(data, indent=1) + "\n")

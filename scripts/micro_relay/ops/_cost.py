@@ -40,6 +40,25 @@ def _pixels(g: Geometry) -> int:
 
 # -- features: name -> count, per path -----------------------------------------------------------------------
 
+def conv_tiles(g: Geometry, tile: int) -> int:
+    """Tiles mr_conv2d_s8's DSP path runs with `tile` pixels a tile: over all pixels (pointwise), over bands of
+    tile // out_w whole rows (one group, tile >= out_w), else over each output row in pieces."""
+    if is_pointwise(g):
+        return -(-_pixels(g) // tile)
+    rows = g.batches * g.out_h
+    if g.filter_c == g.in_c and tile >= g.out_w:
+        return -(-rows // (tile // g.out_w))
+    return rows * -(-g.out_w // tile)
+
+
+def _tile_setups(p: dict, n: int) -> dict[str, int]:
+    """Per tile, each channel pair's setup ("tile_pairs": constants, the call) and its filters' extension to
+    int16 ("tile_quads": blocks of 4 values of both filters); both shrink with larger tiles (tile_pixels)."""
+    g: Geometry = p["geometry"]
+    setups = conv_tiles(g, p["tile_pixels"]) * ((g.out_c + 1) // 2)
+    return {"tile_pairs": setups, "tile_quads": setups * ((n + 3) // 4)}
+
+
 def _im2col(p: dict) -> dict[str, int]:
     """mr_conv2d_s8's DSP window path: each output pixel's window (n values, padded to a multiple of 4) is
     gathered as int16 row runs (staged as int8 first when filter_c is not a multiple of 4), then multiplied 2
@@ -51,17 +70,38 @@ def _im2col(p: dict) -> dict[str, int]:
     staged = g.filter_c % 4 != 0
     return {"macs": pixels * g.out_c * _ceil4(n), "gathered": 0 if staged else pixels * n,
             "gathered_staged": pixels * n if staged else 0, "outputs": pixels * g.out_c,
-            "runs": pixels * g.k_h * (1 if contiguous else g.k_w), "layer": 1}
+            "runs": pixels * g.k_h * (1 if contiguous else g.k_w), **_tile_setups(p, n), "layer": 1}
 
 
 def _pointwise(p: dict) -> dict[str, int]:
     """The 1x1 matrix product: pixel rows extended to int16 (padded to 8 values by the _pw8 entry, to 16 by
-    _pw16), a block of outputs per pass, every output requantized."""
+    _pw16), a block of outputs per pass, every output requantized; per tile, each channel pair's setup and
+    filter extension (_tile_setups)."""
     g: Geometry = p["geometry"]
     pixels = _pixels(g)
     padded = 8 if g.in_c <= 8 else 16 if g.in_c <= 16 else g.in_c
     return {"macs": pixels * g.out_c * g.in_c, "extended": pixels * padded, "outputs": pixels * g.out_c,
-            "pixels": pixels, "layer": 1}
+            "pixels": pixels, **_tile_setups(p, g.in_c), "layer": 1}
+
+
+def _pointwise16(p: dict) -> dict[str, int]:
+    """_pw16: every channel pair's filters extended once a call up to 64 output channels (quads_once; above,
+    one slot refilled a tile and pair), and a setup per tile and pair."""
+    g: Geometry = p["geometry"]
+    once = g.out_c <= 64
+    features = _pointwise(p)
+    features["quads_once"] = 4 * ((g.out_c + 1) // 2) if once else 0
+    features["tile_quads"] = 0 if once else features["tile_quads"]
+    return features
+
+
+def _pointwise8(p: dict) -> dict[str, int]:
+    """_pw8: per tile, each output channel's constants and 8 weights go to registers (tile_channels)."""
+    g: Geometry = p["geometry"]
+    features = _pointwise(p)
+    del features["tile_pairs"], features["tile_quads"]
+    features["tile_channels"] = conv_tiles(g, p["tile_pixels"]) * g.out_c
+    return features
 
 
 def _strip_fills(g: Geometry) -> int:
@@ -123,8 +163,8 @@ def _dense(p: dict) -> dict[str, int]:
 FEATURES = {
     "conv2d_im2col": _im2col,
     "conv2d_pointwise": _pointwise,
-    "conv2d_pointwise8": _pointwise,
-    "conv2d_pointwise16": _pointwise,
+    "conv2d_pointwise8": _pointwise8,
+    "conv2d_pointwise16": _pointwise16,
     "depthwise_strip": _strip,
     "depthwise_strip3x3": _strip,
     "depthwise_walk": _walk,
