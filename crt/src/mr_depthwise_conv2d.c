@@ -161,11 +161,20 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * besides every channel is covered: no per-pixel test); other windows take the C loop (dw_pixels),
  * mr_depthwise_conv2d_s8_strip.
  * With multiplier 1, channels left over from the blocks of four go one at a time through the window walk (mac_1).
+ * Rolling strips (the _rolling entry points, which the compiler picks only without row dilation, with
+ * stride_h < k_h <= 255, when the arena has room for them): every (chunk, strip fill) keeps its own strip across
+ * the output rows of a batch image. The first output row fills all k_h rows as above; each later one moves rows
+ * stride_h .. k_h - 1 up to rows 0 .. k_h - 1 - stride_h (LDM/STM: half an instruction a word, against 3.5 for an
+ * extension) and extends only the stride_h new rows, zeros for those off the image, all in one call (dw_roll).
+ * A 3x3 window at stride 1 thus extends each input row once instead of three times. The strips' layout, the pixel
+ * routines and the loop order stay the same, so do the sums.
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
  * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
- * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most, then for 3x3 windows the
- * raw sums of one chunk (4 words a pixel): blocks whose constants mr_requant_zp does not cover still take their
- * taps in dw_pixels_3x3 and are requantized in C.
+ * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most; rolling instead, chunk by
+ * chunk, one strip per fill unit (a block with multiplier 1, an input channel with a multiple of 4), each k_h
+ * rows of the chunk's own span, (count - 1) * stride_w + (k_w - 1) * dil_w + 1 pixels (rows packed: no s_skip).
+ * Then for 3x3 windows the raw sums of one chunk (4 words a pixel): blocks whose constants mr_requant_zp does not
+ * cover still take their taps in dw_pixels_3x3 and are requantized in C.
  */
 #define MR_DW_CHUNK 16
 
@@ -227,62 +236,144 @@ typedef struct {
 } dw_chunk;
 
 /* rows >= 1 strip rows from x: per row lo zero pixels, n pixels read c bytes apart minus the zero point and
- * extended (channels 0, 2 | 1, 3, or one channel in all four lanes), zr zero pixels; 7 instructions a pixel. */
+ * extended (channels 0, 2 | 1, 3, or one channel in all four lanes), zr zero pixels; 7 instructions a pixel.
+ * The loop is written once (DW_STRIP_ROWS) for dw_strip and dw_roll. */
+#define DW_STRIP_ROWS                                                                                          \
+    "ldr %[c], [%[j], #12]\n\t"                                                                                \
+    "ldr %[nz], [%[j], #16]\n\t"                                                                               \
+    "0:\n\t"                                                                                                   \
+    "movs %[e], #0\n\t"                                                                                        \
+    "movs %[o], #0\n\t"                                                                                        \
+    "ldr %[k], [%[j]]\n\t"                                                                                     \
+    "cbz %[k], 2f\n\t"                                                                                         \
+    "1:\n\t"                                                                                                   \
+    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
+    "subs %[k], %[k], #1\n\t"                                                                                  \
+    "bne 1b\n\t"                                                                                               \
+    "2:\n\t"                                                                                                   \
+    "ldr %[k], [%[j], #4]\n\t"                                                                                 \
+    "cbz %[k], 4f\n\t"                                                                                         \
+    "ldr %[m], [%[j], #28]\n\t"                                                                                \
+    "cbnz %[m], 7f\n\t"                                                                                        \
+    "3:\n\t"                                                                                                   \
+    "ldr %[t], [%[x]]\n\t"                                                                                     \
+    "add %[x], %[x], %[c]\n\t"                                                                                 \
+    "sxtab16 %[e], %[nz], %[t]\n\t"                                                                            \
+    "sxtab16 %[o], %[nz], %[t], ror #8\n\t"                                                                    \
+    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
+    "subs %[k], %[k], #1\n\t"                                                                                  \
+    "bne 3b\n\t"                                                                                               \
+    "b 8f\n\t"                                                                                                 \
+    "7:\n\t"                                                                                                   \
+    "ldrb %[t], [%[x]]\n\t"                                                                                    \
+    "add %[x], %[x], %[c]\n\t"                                                                                 \
+    "sxtab16 %[e], %[nz], %[t]\n\t"                                                                            \
+    "pkhbt %[e], %[e], %[e], lsl #16\n\t"                                                                      \
+    "strd %[e], %[e], [%[s]], #8\n\t"                                                                          \
+    "subs %[k], %[k], #1\n\t"                                                                                  \
+    "bne 7b\n\t"                                                                                               \
+    "8:\n\t"                                                                                                   \
+    "movs %[e], #0\n\t"                                                                                        \
+    "movs %[o], #0\n\t"                                                                                        \
+    "4:\n\t"                                                                                                   \
+    "ldr %[k], [%[j], #8]\n\t"                                                                                 \
+    "cbz %[k], 6f\n\t"                                                                                         \
+    "5:\n\t"                                                                                                   \
+    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
+    "subs %[k], %[k], #1\n\t"                                                                                  \
+    "bne 5b\n\t"                                                                                               \
+    "6:\n\t"                                                                                                   \
+    "ldrd %[t], %[e], [%[j], #20]\n\t"                                                                         \
+    "add %[x], %[x], %[t]\n\t"                                                                                 \
+    "add %[s], %[s], %[e]\n\t"                                                                                 \
+    "subs %[rows], %[rows], #1\n\t"                                                                            \
+    "bne 0b"
+
 static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chunk *j, int32_t rows)
 {
     int32_t k, t, e, o, c, nz, m;
-    __asm__ volatile("ldr %[c], [%[j], #12]\n\t"
-                     "ldr %[nz], [%[j], #16]\n\t"
-                     "0:\n\t"
-                     "movs %[e], #0\n\t"
-                     "movs %[o], #0\n\t"
-                     "ldr %[k], [%[j]]\n\t"
-                     "cbz %[k], 2f\n\t"
-                     "1:\n\t"
-                     "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[k], %[k], #1\n\t"
-                     "bne 1b\n\t"
-                     "2:\n\t"
-                     "ldr %[k], [%[j], #4]\n\t"
-                     "cbz %[k], 4f\n\t"
-                     "ldr %[m], [%[j], #28]\n\t"
-                     "cbnz %[m], 7f\n\t"
-                     "3:\n\t"
-                     "ldr %[t], [%[x]]\n\t"
-                     "add %[x], %[x], %[c]\n\t"
-                     "sxtab16 %[e], %[nz], %[t]\n\t"
-                     "sxtab16 %[o], %[nz], %[t], ror #8\n\t"
-                     "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[k], %[k], #1\n\t"
-                     "bne 3b\n\t"
-                     "b 8f\n\t"
-                     "7:\n\t"
-                     "ldrb %[t], [%[x]]\n\t"
-                     "add %[x], %[x], %[c]\n\t"
-                     "sxtab16 %[e], %[nz], %[t]\n\t"
-                     "pkhbt %[e], %[e], %[e], lsl #16\n\t"
-                     "strd %[e], %[e], [%[s]], #8\n\t"
-                     "subs %[k], %[k], #1\n\t"
-                     "bne 7b\n\t"
-                     "8:\n\t"
-                     "movs %[e], #0\n\t"
-                     "movs %[o], #0\n\t"
-                     "4:\n\t"
-                     "ldr %[k], [%[j], #8]\n\t"
-                     "cbz %[k], 6f\n\t"
-                     "5:\n\t"
-                     "strd %[e], %[o], [%[s]], #8\n\t"
-                     "subs %[k], %[k], #1\n\t"
-                     "bne 5b\n\t"
-                     "6:\n\t"
-                     "ldrd %[t], %[e], [%[j], #20]\n\t"
-                     "add %[x], %[x], %[t]\n\t"
-                     "add %[s], %[s], %[e]\n\t"
-                     "subs %[rows], %[rows], #1\n\t"
-                     "bne 0b"
+    __asm__ volatile(DW_STRIP_ROWS
                      : [s] "+r"(s), [x] "+r"(x), [rows] "+r"(rows), [k] "=&l"(k), [t] "=&r"(t), [e] "=&r"(e),
                        [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz), [m] "=&l"(m)
                      : [j] "r"(j)
+                     : "cc", "memory");
+}
+
+/*
+ * One rolling strip (k_h rows of the chunk's span, packed) brought to the next output row, as plan says (counts
+ * of rows, each below 256): bits 0-7 the rows kept, which move up from stride_h rows down (none at a batch
+ * image's first output row); then the new rows below them in order: bits 8-15 zero rows (above the image), bits
+ * 24-31 rows extended from x as dw_strip does, bits 16-23 zero rows (below the image). One call a strip fill. The
+ * move goes 8 words a step by LDM/STM (4 instructions); the registers are fixed so that both lists are the same
+ * ascending ones (LDM and STM order words by register number), and x and j lend theirs to it.
+ */
+static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const dw_chunk *chunk, uint32_t plan)
+{
+    register int32_t *s __asm__("r0") = strip;
+    register const int8_t *x __asm__("r1") = from;
+    register const dw_chunk *j __asm__("r2") = chunk;
+    register uint32_t p __asm__("r3") = plan;
+    register int32_t k __asm__("r4"), m __asm__("r5"), t __asm__("r6"), e __asm__("r8"), o __asm__("r9");
+    register int32_t c __asm__("r10"), nz __asm__("r11"), rows __asm__("r12"), rb __asm__("lr");
+    __asm__ volatile("ldm %[j], {%[t], %[e], %[o]}\n\t" /* lo, n, zr */
+                     "add %[rb], %[t], %[e]\n\t"
+                     "add %[rb], %[rb], %[o]\n\t"
+                     "lsl %[rb], %[rb], #3\n\t" /* bytes a row */
+                     "ands %[k], %[p], #0xff\n\t"
+                     "beq 14f\n\t"
+                     "push {%[x], %[j]}\n\t"
+                     "mul %[j], %[k], %[rb]\n\t" /* j: bytes to move */
+                     "ubfx %[x], %[p], #8, #8\n\t"
+                     "uxtab %[x], %[x], %[p], ror #16\n\t"
+                     "add %[x], %[x], %[p], lsr #24\n\t"
+                     "mla %[x], %[x], %[rb], %[s]\n\t" /* x: the first kept row, as many rows down as are new */
+                     "subs %[j], %[j], #32\n\t"
+                     "blt 11f\n\t"
+                     "10:\n\t"
+                     "ldmia %[x]!, {%[k], %[m], %[t], %[e], %[o], %[c], %[nz], %[rows]}\n\t"
+                     "stmia %[s]!, {%[k], %[m], %[t], %[e], %[o], %[c], %[nz], %[rows]}\n\t"
+                     "subs %[j], %[j], #32\n\t"
+                     "bge 10b\n\t"
+                     "11:\n\t"
+                     "adds %[j], %[j], #32\n\t"
+                     "beq 13f\n\t"
+                     "12:\n\t"
+                     "ldmia %[x]!, {%[k], %[m]}\n\t"
+                     "stmia %[s]!, {%[k], %[m]}\n\t"
+                     "subs %[j], %[j], #8\n\t"
+                     "bne 12b\n\t"
+                     "13:\n\t"
+                     "pop {%[x], %[j]}\n\t"
+                     "14:\n\t"
+                     "ubfx %[k], %[p], #8, #8\n\t"
+                     "cbz %[k], 16f\n\t"
+                     "mul %[k], %[k], %[rb]\n\t"
+                     "movs %[e], #0\n\t"
+                     "movs %[o], #0\n\t"
+                     "15:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #8\n\t"
+                     "bne 15b\n\t"
+                     "16:\n\t"
+                     "lsrs %[rows], %[p], #24\n\t"
+                     "bne 20f\n\t"
+                     "movs %[e], #0\n\t"
+                     "movs %[o], #0\n\t"
+                     "b 17f\n\t"
+                     "20:\n\t"
+                     DW_STRIP_ROWS "\n\t" /* leaves e and o 0: s_skip is 0 in a rolling strip */
+                     "17:\n\t"
+                     "ubfx %[k], %[p], #16, #8\n\t"
+                     "cbz %[k], 19f\n\t"
+                     "mul %[k], %[k], %[rb]\n\t"
+                     "18:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #8\n\t"
+                     "bne 18b\n\t"
+                     "19:"
+                     : [s] "+r"(s), [x] "+r"(x), [j] "+r"(j), [rows] "=&r"(rows), [k] "=&r"(k), [t] "=&r"(t),
+                       [e] "=&r"(e), [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz), [m] "=&r"(m), [rb] "=&r"(rb)
+                     : [p] "r"(p)
                      : "cc", "memory");
 }
 
@@ -486,8 +577,9 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
 /* Which pixel loop and leftover handling an entry point compiles dw_s8_strip with (constants, so each entry
  * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
  * one without leftover channels not the window walk, one whose channels are all covered by mr_requant_zp
- * neither the raw sums nor their test; the compiler picks the entry point from the layer's constants). */
-enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8 };
+ * neither the raw sums nor their test, one without rolling strips not dw_roll; the compiler picks the entry
+ * point from the layer's constants and, for rolling strips, from the scratch it planned). */
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8, DW_ROLLING = 16 };
 
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
@@ -500,14 +592,19 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
     const int32_t block_step = m == 1 ? 4 : 0; /* input channels from one block to the next (multiplier 1) */
+    const int32_t units = m == 1 ? blocks : g->in_c; /* strip fills a row and chunk (rolling strips) */
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
     const int32_t n_chunks = dw_chunks(p, chunks);
     int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
-    int32_t *const sums = strip + g->k_h * row_words; /* a raw block's sums: 4 words a pixel of a chunk */
-    int32_t b, oy, k, blk, r0, r1;
+    int32_t *sums; /* a raw block's sums: 4 words a pixel of a chunk, after the strips */
+    int32_t b, oy, k, blk, r0, r1, rolled = 0;
+    uint32_t plan = 0; /* rolling: how each strip gets to the output row (dw_roll) */
     for (k = 0; k < n_chunks; ++k) {
-        chunks[k].s_skip = 4 * row_words - 8 * (chunks[k].lo + chunks[k].n + chunks[k].zr);
+        const int32_t words = 2 * (chunks[k].lo + chunks[k].n + chunks[k].zr); /* a row of this chunk */
+        chunks[k].s_skip = (variant & DW_ROLLING) ? 0 : 4 * row_words - 4 * words;
+        rolled += words;
     }
+    sums = strip + g->k_h * ((variant & DW_ROLLING) ? units * rolled : row_words);
     for (blk = 0; blk < blocks; ++blk) {
         dw_block_header(p, w, bias, 4 * blk, (dw_header *)(scratch + blk * header_words), variant & DW_SHIFT1);
     }
@@ -516,33 +613,50 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
             const int8_t *x = in + b * g->in_h * row_in;
             int32_t *const first_row = strip;
+            int32_t *next = strip; /* rolling: the next unit's strip */
             mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &r0, &r1); /* the filter rows inside the image */
             r0 = r0 < g->k_h ? r0 : g->k_h;
             r1 = r1 < g->k_h ? r1 : g->k_h;
-            x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
-            dw_zero(first_row, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
-            dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
+            if (variant & DW_ROLLING) { /* rows [keep, k_h) are new; [r0, r1) of them inside the image */
+                const int32_t keep = oy > 0 ? g->k_h - g->stride_h : 0;
+                r0 = r0 > keep ? r0 : keep;
+                r1 = r1 > r0 ? r1 : r0;
+                x += r1 > r0 ? (iy0 + r0) * row_in : 0;
+                plan = (uint32_t)keep | (uint32_t)(r0 - keep) << 8 | (uint32_t)(g->k_h - r1) << 16 |
+                       (uint32_t)(r1 - r0) << 24;
+            } else {
+                x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
+                dw_zero(first_row, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
+                dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
+            }
             for (k = 0; k < n_chunks; ++k) {
                 const dw_chunk *ch = &chunks[k];
                 const int8_t *xb = x + ch->x_off;
                 const dw_header *h = (const dw_header *)scratch;
+                const int32_t rw = (variant & DW_ROLLING) ? 2 * (ch->lo + ch->n + ch->zr) : row_words;
+                int32_t *rows = strip; /* the strip the block's pixels read */
                 int8_t *o = out + ch->out_off;
                 int32_t channel = 0, filled = -1, share = 0; /* multiplier m: m / 4 blocks share a channel */
                 for (blk = 0; blk < blocks; ++blk, o += 4, h = (const dw_header *)((const int32_t *)h + header_words)) {
-                    if (r1 > r0 && channel != filled) {
+                    if ((variant & DW_ROLLING) && channel != filled) { /* this fill's own strip to row oy */
+                        rows = next;
+                        next += g->k_h * rw;
+                        dw_roll(rows, xb + channel, ch, plan);
+                        filled = channel;
+                    } else if (!(variant & DW_ROLLING) && r1 > r0 && channel != filled) {
                         dw_strip(strip + r0 * row_words, xb + channel, ch, r1 - r0);
                         filled = channel;
                     }
                     if (!(variant & DW_3X3)) {
-                        dw_pixels(p, h, strip, row_words, 4 * blk, ch->count, o);
+                        dw_pixels(p, h, rows, rw, 4 * blk, ch->count, o);
                     } else if (variant & DW_SHIFT1) {
-                        dw_pixels_3x3_r1(h, strip, 4 * row_words, ch->count, o);
+                        dw_pixels_3x3_r1(h, rows, 4 * rw, ch->count, o);
                     } else if (variant & DW_ALL_FAST) {
-                        dw_pixels_3x3_fast(h, strip, 4 * row_words, ch->count, o);
+                        dw_pixels_3x3_fast(h, rows, 4 * rw, ch->count, o);
                     } else if (h->fast) {
-                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, o);
+                        dw_pixels_3x3(h, rows, 4 * rw, ch->count, o);
                     } else {
-                        dw_pixels_3x3(h, strip, 4 * row_words, ch->count, (int8_t *)sums);
+                        dw_pixels_3x3(h, rows, 4 * rw, ch->count, (int8_t *)sums);
                         dw_requant_raw(p, sums, 4 * blk, ch->count, o);
                     }
                     if (block_step) {
@@ -580,6 +694,11 @@ MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1, DW_3X3 | DW_SHIFT1)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip_rolling, DW_ANY_WINDOW | DW_LEFTOVERS | DW_ROLLING)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_rolling, DW_3X3 | DW_LEFTOVERS | DW_ROLLING)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4_rolling, DW_3X3 | DW_ROLLING)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast_rolling, DW_3X3 | DW_ALL_FAST | DW_ROLLING)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1_rolling, DW_3X3 | DW_SHIFT1 | DW_ROLLING)
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)

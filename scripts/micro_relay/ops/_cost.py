@@ -104,7 +104,7 @@ def _pointwise8(p: dict) -> dict[str, int]:
     return features
 
 
-def _strip_fills(g: Geometry) -> int:
+def strip_fills(g: Geometry) -> int:
     """Strips filled per chunk of an output row: one per block of 4 channels (multiplier 1), one per input
     channel shared by its blocks (multiplier a multiple of 4)."""
     return g.out_c // 4 if g.filter_c == 1 else g.in_c
@@ -131,7 +131,7 @@ def _strip(p: dict) -> dict[str, int]:
     the assembly cannot requantize take the C loop: slow_macs). Leftover channels (out_c % 4) take the walk."""
     g: Geometry = p["geometry"]
     slow = slow_blocks(p) * 4 * _pixels(g) * g.k_h * g.k_w
-    fills = _strip_fills(g)
+    fills = strip_fills(g)
     words = chunks = 0
     for start in range(0, g.out_w, STRIP_CHUNK):
         count = min(STRIP_CHUNK, g.out_w - start)

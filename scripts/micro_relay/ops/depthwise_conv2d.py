@@ -12,7 +12,10 @@ The int8 kernel (crt/src/mr_depthwise_conv2d.c) works in blocks of four output c
 depth multiplier in the parameter struct (1, or a multiple of 4); prepare folds bias - in_zp * sum(w) per
 channel when the weights are constant and refuses what the kernel's exactness relies on. On DSP cores depth
 multiplier 1 or a multiple of 4 reads a zero-padded, sign-extended strip of the input from arena scratch
-(dsp_scratch_bytes).
+(dsp_scratch_bytes). With the rolling_strips attribute, which the compiler sets where the arena has room for it
+(scratch_variants, plan/room.py), every chunk and strip fill keeps its strip across output rows: a later row moves
+the k_h - stride_h rows it shares with the row above and extends only stride_h new ones (rolling_refusal says
+where that applies).
 """
 
 from __future__ import annotations
@@ -76,20 +79,52 @@ def _strip_entry(p: dict) -> str:
     return "_strip3x3_x4"
 
 
-def dsp_scratch_bytes(g: Geometry) -> int:
+def _entry_suffix(p: dict) -> str:
+    """The strip path's entry point after mr_depthwise_conv2d_s8: _strip_entry's, rolling strips' own."""
+    return _strip_entry(p) + ("_rolling" if p.get("rolling") else "")
+
+
+def _spans(g: Geometry) -> list[int]:
+    """Input columns (pixels) each chunk of an output row reads."""
+    counts = [min(DSP_CHUNK, g.out_w - start) for start in range(0, g.out_w, DSP_CHUNK)]
+    return [(count - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1 for count in counts]
+
+
+def dsp_scratch_bytes(g: Geometry, rolling: bool = False) -> int:
     """Arena scratch of mr_depthwise_conv2d_s8_strip's DSP path (depth multiplier 1 or a multiple of 4; the
     other multipliers take the window walk, without scratch): one header per block of 4
     channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), the chunks of an
     output row (DSP_CHUNK_BYTES each, an even count), then k_h filter rows of one chunk's input columns, two
     words (four int16 channels) each, and for the 3x3 assembly a chunk's raw sums (16 bytes a pixel) for blocks
-    whose requantization it cannot do."""
+    whose requantization it cannot do. Rolling strips keep one strip per chunk and strip fill instead, each k_h
+    rows of its chunk's own span."""
     if not uses_strip(g):
         return 0
-    span = (min(g.out_w, DSP_CHUNK) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
-    chunks = -(-g.out_w // DSP_CHUNK)
+    spans = _spans(g)
+    chunks = len(spans)
+    strips = 8 * g.k_h * (_cost.strip_fills(g) * sum(spans) if rolling else spans[0])
     sums = 16 * min(g.out_w, DSP_CHUNK) if _is_3x3(g) else 0
     return (g.out_c // 4 * (DSP_HEADER + 8 * g.k_h * g.k_w) + DSP_CHUNK_BYTES * (chunks + chunks % 2)
-            + 8 * g.k_h * span + sums)
+            + strips + sums)
+
+
+def rolling_refusal(g: Geometry) -> str | None:
+    """Why an int8 layer on our kernels cannot take rolling strips (None: it can): they need the strip path, a
+    block of 4 channels, and rows the next output row reads again (no row dilation, stride_h < k_h, two output
+    rows or more); dw_roll (crt/src/mr_depthwise_conv2d.c) takes row counts in bytes."""
+    if not uses_strip(g):
+        return "the layer takes the window walk, not a strip"
+    if _cost.strip_fills(g) == 0:
+        return "no block of 4 channels"
+    if g.dil_h != 1:
+        return "row dilation"
+    if g.stride_h >= g.k_h:
+        return "no input row shared by consecutive output rows (stride_h >= k_h)"
+    if g.out_h < 2:
+        return "a single output row"
+    if g.k_h > 255:
+        return "a window over 255 rows (the kernel counts a strip's rows in bytes)"
+    return None
 
 
 def _geometry(graph, node) -> Geometry:
@@ -113,7 +148,10 @@ def _geometry(graph, node) -> Geometry:
 class DepthwiseConv2D(OpDef):
     name = "nn.depthwise_conv2d"
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING,
-             "depth_multiplier": Attr(int, 1), "activation": ACTIVATION}
+             "depth_multiplier": Attr(int, 1), "activation": ACTIVATION,
+             # int8 strip path: keep a strip per chunk and strip fill across output rows (more scratch); set by
+             # the compiler (scratch_variants, plan/room.py)
+             "rolling_strips": Attr(int, 0, (0, 1))}
     num_inputs = (2, 3)
     kernels = ("depthwise_conv2d",)
 
@@ -125,9 +163,15 @@ class DepthwiseConv2D(OpDef):
     def prepare(self, graph, node):
         g = _geometry(graph, node)
         params, bias_dtype = prepare_convolution(graph, node, g, 3)
+        rolling = bool(node.attrs.get("rolling_strips", 0))
+        if rolling and params["kind"] != "s8":
+            fail(graph, node, f"rolling_strips needs int8, got {params['kind']}")
+        if rolling and rolling_refusal(g):
+            fail(graph, node, f"rolling_strips does not apply: {rolling_refusal(g)}")
         if params["kind"] == "f32":
             return params
         if params["kind"] == "s8":
+            params["rolling"] = rolling
             check_int8_kernel_limits(graph, node, params)
             if bias_dtype not in (None, DType.INT32):
                 fail(graph, node, f"int8 depthwise_conv2d needs an int32 bias, got {bias_dtype.value}")
@@ -162,7 +206,8 @@ class DepthwiseConv2D(OpDef):
         return [requantize(acc, bias, p, data.dtype)]
 
     def overlap_delta(self, graph, node, p):
-        """Every path walks output rows in order (ops/_overlap.py); None on CMSIS-NN (ops/_cmsis_nn.py)."""
+        """Every path walks output rows in order (ops/_overlap.py; rolling strips read each input row no later
+        than the plain strip does); None on CMSIS-NN (ops/_cmsis_nn.py)."""
         if _cmsis_nn.uses_cmsis_nn(graph, node, p):
             return None
         return window_overlap_delta(p["geometry"], graph.type_of(node.inputs[0]).dtype.itemsize)
@@ -191,11 +236,15 @@ class DepthwiseConv2D(OpDef):
             compute += f" (the longer requantization that holds shift -1: {slow} block(s) need it)"
         elif unrolled and slow:
             compute += f" ({slow} block(s) requantized in C: a shift outside [-21, -2])"
+        strip = "zero-padded int16 strip in scratch"
+        if p.get("rolling"):
+            strip = (f"zero-padded int16 strips in scratch, one per chunk and strip fill kept across output rows "
+                     f"(rolling strips: {g.k_h - g.stride_h} of {g.k_h} rows moved up, {g.stride_h} extended a row)")
         if g.filter_c != 1:
-            return {"dsp": f"zero-padded int16 strip in scratch, one input channel in all 4 lanes of a block of 4 "
+            return {"dsp": f"{strip}, one input channel in all 4 lanes of a block of 4 "
                            f"outputs (shared by the blocks of that channel), {compute}",
                     "portable": "window walk, 4 outputs of one input channel a pass"}
-        return {"dsp": f"zero-padded int16 strip in scratch, blocks of 4 channels, {compute}{tail}",
+        return {"dsp": f"{strip}, blocks of 4 channels, {compute}{tail}",
                 "portable": "window walk, blocks of 4 channels (windows inside the image from the folded bias)"}
 
     def estimate(self, graph, node, p):
@@ -209,13 +258,27 @@ class DepthwiseConv2D(OpDef):
         kernels need none."""
         if _cmsis_nn.uses_cmsis_nn(graph, node, params):
             return _cmsis_nn.buffer_bytes(node, params)
-        return dsp_scratch_bytes(params["geometry"]) if params["kind"] == "s8" else 0
+        return dsp_scratch_bytes(params["geometry"], params.get("rolling", False)) if params["kind"] == "s8" else 0
+
+    def scratch_variants(self, graph, node, params):
+        """int8 on our strip kernel: rolling strips (each input row extended once per chunk and strip fill
+        rather than once per output row that reads it), where rolling_refusal finds nothing against them."""
+        if (params["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, params)
+                or node.attrs.get("rolling_strips", 0) or rolling_refusal(params["geometry"])):
+            return ()
+        return ({"rolling_strips": 1},)
+
+    def entry_point(self, graph, node, params):
+        """The int8 strip path's entry (rolling strips have their own); "" for the other paths."""
+        if params["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, params) or not uses_strip(params["geometry"]):
+            return ""
+        return "mr_depthwise_conv2d_s8" + _entry_suffix(params)
 
     def emit(self, ctx, node, p):
         if _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p):
             return _cmsis_nn.emit_convolution(ctx, node, p)
-        nbytes = dsp_scratch_bytes(p["geometry"]) if p["kind"] == "s8" else 0
+        nbytes = dsp_scratch_bytes(p["geometry"], p.get("rolling", False)) if p["kind"] == "s8" else 0
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix=_strip_entry(p))
+                         suffix=_entry_suffix(p))
