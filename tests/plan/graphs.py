@@ -20,7 +20,7 @@ INPLACE_BINARY = "test.plan.inplace_binary"
 ALIAS = "test.plan.alias"
 SCRATCH = "test.plan.scratch"
 LAGGED = "test.plan.lagged"  # a window kernel: its output may start `delta` bytes below its input 0
-ROOMY = "test.plan.roomy"  # scratch `base` bytes, or any of `offers` (faster, larger first) it is given
+ROOMY = "test.plan.roomy"  # scratch `base` bytes, or any of `offers` (faster, larger first); `entry`: its function
 
 
 class _TestOp(OpDef):
@@ -81,6 +81,11 @@ class _Roomy(_TestOp):
 
     def scratch_variants(self, graph, node, params):
         return () if "scratch" in node.attrs else tuple({"scratch": s} for s in node.attrs["offers"])
+
+    def entry_point(self, graph, node, params):
+        """`entry` (if set), with _roomy when a variant is taken: its own function, like rolling strips."""
+        entry = node.attrs.get("entry", "")
+        return entry + "_roomy" if entry and "scratch" in node.attrs else entry
 
 
 all_ops()  # load the real ops first: the registry only loads them while it is empty

@@ -75,6 +75,33 @@ def test_room_keeps_the_arena_and_takes_what_fits(name):
         assert dict(roomy.nodes[index].attrs) == {**graph.nodes[index].attrs, **(variant or {})}
 
 
+def one_function_two_layers():
+    """
+        in(1000) ─► u0 ─► a(1000) ─► R1 (0; offers 608; calls k) ─► b(100) ─► R2 (0; offers 1504; calls k) ─► c(100)
+
+    Live: 0: 2000 (the arena), 1: 1100 + s1, 2: 200 + s2. R1's 608 fits (1708), R2's 1504 fits too (1704):
+    both move to k_roomy, nothing else calls k. With R2 offering 2000 instead (2200: too much), R2 stays on k,
+    so R1's variant would link k_roomy besides k: R1 keeps its default as well.
+    """
+    b = Builder()
+    x = b.input("in", 1000)
+    a = b.node(UNARY, [x], "a", 1000)
+    r1 = b.node(ROOMY, [a], "b", 100, base=0, offers=(608,), entry="k")
+    return b, r1
+
+
+def test_a_variant_that_would_link_a_second_function_is_dropped():
+    b, r1 = one_function_two_layers()
+    both = b.graph(b.node(ROOMY, [r1], "c", 100, base=0, offers=(1504,), entry="k"))
+    assert [c.variant for c in use_room(both)[1]] == [{"scratch": 608}, {"scratch": 1504}]
+    b, r1 = one_function_two_layers()
+    blocked = b.graph(b.node(ROOMY, [r1], "c", 100, base=0, offers=(2000,), entry="k"))
+    roomy, choices = use_room(blocked)
+    assert [c.variant for c in choices] == [None, None]
+    assert "k stays linked" in choices[0].note
+    assert roomy == blocked
+
+
 def test_a_variant_already_set_is_left_alone():
     """room_after_the_peak with R's scratch set to 304 by hand: no candidate, the graph comes back as is."""
     graph = room_after_the_peak()

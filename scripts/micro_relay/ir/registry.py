@@ -71,6 +71,11 @@ class OpDef:
         (plan/room.py); the attributes are the op's own (in its schema), read back by prepare."""
         return ()
 
+    def entry_point(self, graph: Graph, node: Node, params: dict) -> str:
+        """The runtime function this node calls, for ops whose variants call different ones (plan/room.py keeps
+        a variant only if the model then links no function more); "" for the others."""
+        return ""
+
     def kernel_path(self, graph: Graph, node: Node, params: dict) -> dict[str, str]:
         """The loop structure the kernel takes for this node's constant shapes, for the plan report: "dsp" on
         cores with the DSP extension and "portable" elsewhere (empty: the op has one simple loop)."""

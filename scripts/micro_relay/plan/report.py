@@ -12,7 +12,8 @@
   ops/_cost.py): the path taken and, where the compiler chose, every candidate's; and their sum
   (estimated_instructions: those layers only, not the whole model);
 - per node that has a faster variant with more scratch (plan/room.py): the variant kept (null: the arena
-  had no room for any), its scratch and the estimated instructions it saves.
+  had no room for any, or it would have linked more code: "note" says so), its scratch and the estimated
+  instructions it saves.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tu
     weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
     scratch = node_scratch(graph) if room else {}
     room_entries = [{"node": c.node, "name": graph.nodes[c.node].name, "variant": c.variant,
-                     "scratch_bytes": scratch.get(c.node, 0), "estimated_saving": c.saving} for c in room]
+                     "scratch_bytes": scratch.get(c.node, 0), "estimated_saving": c.saving,
+                     **({"note": c.note} if c.note else {})} for c in room]
     return {
         "model": name,
         "source": source,

@@ -10,9 +10,11 @@ buffer uses, so there the faster kernel costs no RAM. use_room(graph) chooses th
      some step must not exceed A (the lower bound, a quick test), and the buffers placed in the order that won
      step 1 by the greedy planners (and the branch-and-bound search, if it won step 1) must fit in A; the
      first variant that passes is kept, else the node keeps its default;
-  4. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
+  4. a kept variant that makes its node call another runtime function (OpDef.entry_point) is dropped again
+     when some node still calls the function it left: the model would link both, flash for speed;
+  5. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
      all see the same kernel). The compiler plans it again over every order and planner, which can only match
-     or beat the order of step 3: the arena stays at most A.
+     or beat the order of step 3: the arena stays at most A (dropping a variant only frees bytes).
 A node whose attributes already hold a variant (a test, a user) is left alone: its op offers no variants then.
 """
 
@@ -35,6 +37,7 @@ class RoomChoice:
     node: int
     variant: dict | None
     saving: int | None  # estimated Cortex-M4 instructions saved; None without an estimate
+    note: str = ""  # why a variant that fitted was dropped (step 4)
 
 
 def _estimate(graph: Graph, node_index: int) -> int | None:
@@ -42,6 +45,12 @@ def _estimate(graph: Graph, node_index: int) -> int | None:
     op = get_op(node.op)
     estimate = op.estimate(graph, node, op.prepare(graph, node))
     return estimate["instructions"] if estimate else None
+
+
+def _entry(graph: Graph, node_index: int) -> str:
+    node = graph.nodes[node_index]
+    op = get_op(node.op)
+    return op.entry_point(graph, node, op.prepare(graph, node))
 
 
 def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
@@ -79,6 +88,7 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     planners = tuple(n for n in PLANNERS if (planners is None or n in planners)
                      and (n != "branch_and_bound" or n == base_plan.planner))
     candidates.sort(key=lambda c: (c[0] is None, -(c[0] or 0), c[1]))
+    original = graph
     choices = []
     for _, index, variants, base in candidates:
         kept = next((v for v in variants if _fits(_with_attrs(graph, index, v), order_name, planners, budget)),
@@ -89,4 +99,23 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
             after = _estimate(graph, index)
             saving = None if base is None or after is None else base - after
         choices.append(RoomChoice(index, kept, saving))
+    graph, choices = _same_functions(original, graph, choices)
     return graph, tuple(sorted(choices, key=lambda c: c.node))
+
+
+def _same_functions(original: Graph, graph: Graph, choices: list[RoomChoice]) -> tuple[Graph, list[RoomChoice]]:
+    """Step 4: drop the variants that moved a node off a function another node still calls."""
+    before = {i: _entry(original, i) for i in range(len(graph.nodes))}
+    after = {i: _entry(graph, i) for i in range(len(graph.nodes))}
+    still_called = set(after.values())
+    kept = []
+    for choice in choices:
+        left = before[choice.node]
+        if choice.variant is not None and after[choice.node] != left and left in still_called:
+            nodes = list(graph.nodes)
+            nodes[choice.node] = original.nodes[choice.node]
+            graph = replace(graph, nodes=tuple(nodes))
+            choice = RoomChoice(choice.node, None, None, f"fits, but {left} stays linked for other layers: "
+                                                         f"{after[choice.node]} would add code")
+        kept.append(choice)
+    return graph, kept
