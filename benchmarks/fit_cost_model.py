@@ -6,8 +6,9 @@ time and 4 outputs of an input channel a pass; dense in blocks of 4 units and on
 with `micro-relay bench --profile` on mps2-an386 (QEMU -icount: 1 instruction a tick), and fits each path's
 coefficients by non-negative least squares on relative error (a layer of 2,000 instructions counts as much as
 one of 2 M). Depthwise layers with a choice are measured on both paths by forcing
-ops/depthwise_conv2d.uses_strip; convolutions also with the largest and the smallest of the larger tiles the
-compiler may give them (tile_pixels, ops/conv2d.py larger_tiles), so the per-tile costs are told apart. Writes scripts/micro_relay/ops/cost_coefficients.json and prints each fitted
+ops/depthwise_conv2d.uses_strip; layers with variants (OpDef.scratch_variants, which the compiler gives where the
+arena has room) are measured with them too: convolutions with the largest and the smallest of their larger
+tiles (tile_pixels), depthwise strips rolling (rolling_strips), so those costs are told apart. Writes scripts/micro_relay/ops/cost_coefficients.json and prints each fitted
 layer's estimate against its measurement; --models DIR also prints the same for the shared models (not used in
 the fit). About a minute and a half.
 
@@ -35,7 +36,8 @@ from micro_relay.bench.measure import bench_graph  # noqa: E402
 from micro_relay.bench.build import find_tool, gcc_version  # noqa: E402
 from micro_relay.compiler import prepare_graph  # noqa: E402
 from micro_relay.ir.registry import get_op  # noqa: E402
-from micro_relay.ops import _cost, conv2d, depthwise_conv2d  # noqa: E402
+from micro_relay.ops import _cost, depthwise_conv2d  # noqa: E402
+from micro_relay.plan.room import use_room  # noqa: E402
 
 MACHINE = "mps2-an386"
 ESTIMATED_OPS = ("nn.conv2d", "nn.depthwise_conv2d", "nn.dense")
@@ -123,22 +125,23 @@ def layer_shape(graph, node):
     return _cost.depthwise_path(g, depthwise_conv2d.uses_strip(g)), params
 
 
-def tile_variants(path: Path) -> list[dict]:
-    """A single-conv model's forced tiles: the largest and the smallest of the larger ones (none for others)."""
+def forced_variants(path: Path) -> list[tuple[str, dict]]:
+    """(op, attrs) to measure a single-layer model with besides its default: the first and the last of its
+    op's variants (for a convolution, its largest and its smallest larger tile)."""
     graph = prepare_graph(path)
-    convs = [n for n in graph.nodes if n.op == "nn.conv2d"]
-    if len(convs) != 1:
-        return []
-    tiles = conv2d.larger_tiles(get_op("nn.conv2d").prepare(graph, convs[0])["geometry"])
-    return [{"tile_pixels": t} for t in sorted({tiles[0], tiles[-1]})] if tiles else []
+    (node,) = [n for n in graph.nodes if n.op in ESTIMATED_OPS]
+    op = get_op(node.op)
+    variants = op.scratch_variants(graph, node, op.prepare(graph, node))
+    return [(node.op, v) for i, v in enumerate(variants) if i in (0, len(variants) - 1)]
 
 
-def measured_layers(path: Path, attrs: dict | None = None) -> list[tuple[str, object, int, str]]:
-    """(kernel path, shape, measured instructions, name) of every estimated layer of one model; attrs: set on
-    its one conv2d node first."""
+def measured_layers(path: Path, forced: tuple[str, dict] | None = None) -> list[tuple[str, object, int, str]]:
+    """(kernel path, shape, measured instructions, name) of every estimated layer of one model; forced: (op,
+    attrs) set on its one node of that op first."""
     graph = prepare_graph(path)
-    if attrs:
-        graph = with_node_attrs(graph, "nn.conv2d", attrs)
+    if forced:
+        graph = with_node_attrs(graph, *forced)
+    graph, _ = use_room(graph)  # the variants the compiler gives the shared models' layers
     result = bench_graph(graph, path.stem, str(path), MACHINE, runs=1, profile=True)
     if not result["outputs_match"]:  # a kernel being edited: its counts still say what the code costs
         print(f"warning: {path.name}: outputs differ from the reference interpreter", file=sys.stderr)
@@ -200,8 +203,8 @@ def main(argv=None) -> int:
             path.write_bytes(model)
             with forced_strip(strip):
                 rows += measured_layers(path)
-            for attrs in tile_variants(path):
-                rows += measured_layers(path, attrs)
+                for forced in forced_variants(path):
+                    rows += measured_layers(path, forced)
     data = {"machine": MACHINE, "command": "python3 benchmarks/fit_cost_model.py",
             "gcc": gcc_version(find_tool("arm-none-eabi-gcc", "gcc-arm-none-eabi")), "paths": fit(rows)}
     args.out.write_text(json.dumps(data, indent=1) + "\n")

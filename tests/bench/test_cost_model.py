@@ -16,6 +16,7 @@ from micro_relay.bench.measure import bench_model
 from micro_relay.compiler import prepare_graph
 from micro_relay.ir.registry import get_op
 from micro_relay.ops import depthwise_conv2d
+from micro_relay.plan.room import use_room
 from support.tflite_models import depthwise_model
 
 SHARED = ("mlcommons_tiny/kws_ref_model.tflite", "mlcommons_tiny/ad01_int8.tflite",
@@ -33,8 +34,9 @@ CHOICES = {
 
 
 def estimated_and_measured(path) -> list[tuple[str, int, int]]:
-    """(layer, estimate, measured instructions) of every layer the cost model estimates."""
-    graph = prepare_graph(path)
+    """(layer, estimate, measured instructions) of every layer the cost model estimates, with the variants the
+    compiler gives it (plan/room.py)."""
+    graph, _ = use_room(prepare_graph(path))
     result = bench_model(path, "mps2-an386", runs=1, profile=True)
     rows = []
     for layer in result["layers"]:

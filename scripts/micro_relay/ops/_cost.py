@@ -128,19 +128,22 @@ def slow_blocks(p: dict) -> int:
 def _strip(p: dict) -> dict[str, int]:
     """The depthwise strip kernel: per output row and chunk of STRIP_CHUNK pixels, each fill extends k_h rows of
     the chunk's input span to int16 (zero-padded), then the taps run over it (C loop or 3x3 assembly; blocks
-    the assembly cannot requantize take the C loop: slow_macs). Leftover channels (out_c % 4) take the walk."""
+    the assembly cannot requantize take the C loop: slow_macs). Leftover channels (out_c % 4) take the walk.
+    Rolling strips (p["rolling"]) extend k_h rows at a batch image's first output row and stride_h rows at each
+    later one, after moving the k_h - stride_h rows they keep ("moved_words", 2 words a pixel)."""
     g: Geometry = p["geometry"]
     slow = slow_blocks(p) * 4 * _pixels(g) * g.k_h * g.k_w
     fills = strip_fills(g)
-    words = chunks = 0
-    for start in range(0, g.out_w, STRIP_CHUNK):
-        count = min(STRIP_CHUNK, g.out_w - start)
-        words += g.k_h * ((count - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1)
-        chunks += 1
+    spans = [(min(STRIP_CHUNK, g.out_w - start) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1
+             for start in range(0, g.out_w, STRIP_CHUNK)]
     rows = g.batches * g.out_h
+    extended, moved = rows * g.k_h * sum(spans), 0
+    if p.get("rolling"):
+        extended = g.batches * sum(spans) * (g.k_h + (g.out_h - 1) * g.stride_h)
+        moved = g.batches * (g.out_h - 1) * 2 * (g.k_h - g.stride_h) * sum(spans)
     return {"macs": _pixels(g) * (g.out_c - g.out_c % 4) * g.k_h * g.k_w - slow, "slow_macs": slow,
-            "outputs": _pixels(g) * (g.out_c - g.out_c % 4), "strip_words": rows * words * fills,
-            "fills": rows * chunks * fills, "layer": 1}
+            "outputs": _pixels(g) * (g.out_c - g.out_c % 4), "strip_words": extended * fills,
+            "moved_words": moved * fills, "fills": rows * len(spans) * fills, "layer": 1}
 
 
 def _walk(p: dict) -> dict[str, int]:
