@@ -150,7 +150,7 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * each, and its k_h * k_w taps of weights sign-extended into channel pairs (0, 2) and (1, 3) (SXTB16). The
  * chunks' column ranges follow. Per (row, chunk, block), the input columns the chunk's windows read, k_h filter
  * rows of them, go to the strip after those, minus the zero point and extended the same way (SXTAB16,
- * dw_strip), zeros where a tap falls off the image. With multiplier 1 a block's four channels are four input
+ * dw_roll), zeros where a tap falls off the image. With multiplier 1 a block's four channels are four input
  * channels; with a multiple of 4 they share one input channel, whose value fills all four lanes, and blocks of
  * the same input channel share the strip (filled once). Every pixel then takes its taps with no border case:
  * two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones),
@@ -161,20 +161,23 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * besides every channel is covered: no per-pixel test); other windows take the C loop (dw_pixels),
  * mr_depthwise_conv2d_s8_strip.
  * With multiplier 1, channels left over from the blocks of four go one at a time through the window walk (mac_1).
- * Rolling strips (the _rolling entry points, which the compiler picks only without row dilation, with
- * stride_h < k_h <= 255, when the arena has room for them): every (chunk, strip fill) keeps its own strip across
- * the output rows of a batch image. The first output row fills all k_h rows as above; each later one moves rows
- * stride_h .. k_h - 1 up to rows 0 .. k_h - 1 - stride_h (LDM/STM: half an instruction a word, against 3.5 for an
- * extension) and extends only the stride_h new rows, zeros for those off the image, all in one call (dw_roll).
- * A 3x3 window at stride 1 thus extends each input row once instead of three times. The strips' layout, the pixel
- * routines and the loop order stay the same, so do the sums.
+ * Rolling strips, in every entry point, whenever p->scratch_bytes holds them (the compiler plans that size, from
+ * ops/depthwise_conv2d.py dsp_scratch_bytes with rolling, only where the arena has room; dw_chunks computes the
+ * same from the geometry) and the next output row reads rows again (no row dilation, stride_h < k_h): every
+ * (chunk, strip fill) keeps its own strip across the output rows of a batch image. The first output row fills
+ * all k_h rows; each later one moves rows stride_h .. k_h - 1 up to rows 0 .. k_h - 1 - stride_h (LDM/STM: half
+ * an instruction a word, against 3.5 for an extension) and extends only the stride_h new rows, zeros for those
+ * off the image, all in one call (dw_roll). A 3x3 window at stride 1 thus extends each input row once instead of
+ * three times. Without them, one strip serves every chunk and fill, and dw_roll fills all its k_h rows (moving
+ * none) every output row: the same routine, so a model links no more code for layers that roll. The strips'
+ * layout, the pixel routines and the loop order are the same both ways, and so are the sums.
  * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
- * taps of extended weights (2 words each), an even number of chunk descriptions, then k_h rows of span pixels
- * (2 words each), span = (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most; rolling instead, chunk by
- * chunk, one strip per fill unit (a block with multiplier 1, an input channel with a multiple of 4), each k_h
- * rows of the chunk's own span, (count - 1) * stride_w + (k_w - 1) * dil_w + 1 pixels (rows packed: no s_skip).
- * Then for 3x3 windows the raw sums of one chunk (4 words a pixel): blocks whose constants mr_requant_zp does not
- * cover still take their taps in dw_pixels_3x3 and are requantized in C.
+ * taps of extended weights (2 words each), an even number of chunk descriptions, for 3x3 windows the raw sums of
+ * one chunk (4 words a pixel: blocks whose constants mr_requant_zp does not cover still take their taps in
+ * dw_pixels_3x3 and are requantized in C), then the strip: k_h rows of span pixels (2 words each), span =
+ * (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most, each chunk's rows packed at its own span,
+ * (count - 1) * stride_w + (k_w - 1) * dil_w + 1 pixels; rolling instead, chunk by chunk, one such strip per fill
+ * unit (a block with multiplier 1, an input channel with a multiple of 4).
  */
 #define MR_DW_CHUNK 16
 
@@ -219,7 +222,7 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
     }
 }
 
-/* One chunk of an output row: how dw_strip fills its strip rows (at the offsets its assembly reads), and where
+/* One chunk of an output row: how dw_roll fills its strip rows (at the offsets its assembly reads), and where
  * its pixels read and write. The same for every row and block, so made once per call. */
 typedef struct {
     int32_t lo;        /* 0: zero pixels before the image's first column */
@@ -228,84 +231,22 @@ typedef struct {
     int32_t c;         /* 12: input bytes from one pixel to the next */
     int32_t nz;        /* 16: -zero point in both halves */
     int32_t x_skip;    /* 20: input bytes from the end of a row's pixels to the next row's first */
-    int32_t s_skip;    /* 24: strip bytes from the end of a row to the next row */
+    int32_t row_bytes; /* 24: strip bytes a row, 8 * (lo + n + zr): the chunk's rows are packed */
     int32_t replicate; /* 28: one input channel in all four lanes (depth multiplier a multiple of 4) */
     int32_t x_off;     /* input offset of the first in-image column within an input row */
     int32_t count;     /* output pixels */
     int32_t out_off;   /* output offset of the first pixel within an output row */
 } dw_chunk;
 
-/* rows >= 1 strip rows from x: per row lo zero pixels, n pixels read c bytes apart minus the zero point and
- * extended (channels 0, 2 | 1, 3, or one channel in all four lanes), zr zero pixels; 7 instructions a pixel.
- * The loop is written once (DW_STRIP_ROWS) for dw_strip and dw_roll. */
-#define DW_STRIP_ROWS                                                                                          \
-    "ldr %[c], [%[j], #12]\n\t"                                                                                \
-    "ldr %[nz], [%[j], #16]\n\t"                                                                               \
-    "0:\n\t"                                                                                                   \
-    "movs %[e], #0\n\t"                                                                                        \
-    "movs %[o], #0\n\t"                                                                                        \
-    "ldr %[k], [%[j]]\n\t"                                                                                     \
-    "cbz %[k], 2f\n\t"                                                                                         \
-    "1:\n\t"                                                                                                   \
-    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
-    "subs %[k], %[k], #1\n\t"                                                                                  \
-    "bne 1b\n\t"                                                                                               \
-    "2:\n\t"                                                                                                   \
-    "ldr %[k], [%[j], #4]\n\t"                                                                                 \
-    "cbz %[k], 4f\n\t"                                                                                         \
-    "ldr %[m], [%[j], #28]\n\t"                                                                                \
-    "cbnz %[m], 7f\n\t"                                                                                        \
-    "3:\n\t"                                                                                                   \
-    "ldr %[t], [%[x]]\n\t"                                                                                     \
-    "add %[x], %[x], %[c]\n\t"                                                                                 \
-    "sxtab16 %[e], %[nz], %[t]\n\t"                                                                            \
-    "sxtab16 %[o], %[nz], %[t], ror #8\n\t"                                                                    \
-    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
-    "subs %[k], %[k], #1\n\t"                                                                                  \
-    "bne 3b\n\t"                                                                                               \
-    "b 8f\n\t"                                                                                                 \
-    "7:\n\t"                                                                                                   \
-    "ldrb %[t], [%[x]]\n\t"                                                                                    \
-    "add %[x], %[x], %[c]\n\t"                                                                                 \
-    "sxtab16 %[e], %[nz], %[t]\n\t"                                                                            \
-    "pkhbt %[e], %[e], %[e], lsl #16\n\t"                                                                      \
-    "strd %[e], %[e], [%[s]], #8\n\t"                                                                          \
-    "subs %[k], %[k], #1\n\t"                                                                                  \
-    "bne 7b\n\t"                                                                                               \
-    "8:\n\t"                                                                                                   \
-    "movs %[e], #0\n\t"                                                                                        \
-    "movs %[o], #0\n\t"                                                                                        \
-    "4:\n\t"                                                                                                   \
-    "ldr %[k], [%[j], #8]\n\t"                                                                                 \
-    "cbz %[k], 6f\n\t"                                                                                         \
-    "5:\n\t"                                                                                                   \
-    "strd %[e], %[o], [%[s]], #8\n\t"                                                                          \
-    "subs %[k], %[k], #1\n\t"                                                                                  \
-    "bne 5b\n\t"                                                                                               \
-    "6:\n\t"                                                                                                   \
-    "ldrd %[t], %[e], [%[j], #20]\n\t"                                                                         \
-    "add %[x], %[x], %[t]\n\t"                                                                                 \
-    "add %[s], %[s], %[e]\n\t"                                                                                 \
-    "subs %[rows], %[rows], #1\n\t"                                                                            \
-    "bne 0b"
-
-static MR_CONV_NOINLINE void dw_strip(int32_t *s, const int8_t *x, const dw_chunk *j, int32_t rows)
-{
-    int32_t k, t, e, o, c, nz, m;
-    __asm__ volatile(DW_STRIP_ROWS
-                     : [s] "+r"(s), [x] "+r"(x), [rows] "+r"(rows), [k] "=&l"(k), [t] "=&r"(t), [e] "=&r"(e),
-                       [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz), [m] "=&l"(m)
-                     : [j] "r"(j)
-                     : "cc", "memory");
-}
-
 /*
- * One rolling strip (k_h rows of the chunk's span, packed) brought to the next output row, as plan says (counts
- * of rows, each below 256): bits 0-7 the rows kept, which move up from stride_h rows down (none at a batch
- * image's first output row); then the new rows below them in order: bits 8-15 zero rows (above the image), bits
- * 24-31 rows extended from x as dw_strip does, bits 16-23 zero rows (below the image). One call a strip fill. The
- * move goes 8 words a step by LDM/STM (4 instructions); the registers are fixed so that both lists are the same
- * ascending ones (LDM and STM order words by register number), and x and j lend theirs to it.
+ * A strip (k_h rows of the chunk's span, packed) brought to an output row, as plan says (counts of rows, each
+ * below 256): bits 0-7 the rows kept, which move up from as many rows down as are new (rolling strips only, none
+ * at a batch image's first output row); then the new rows below them in order: bits 8-15 zero rows (above the
+ * image), bits 24-31 rows extended from x, bits 16-23 zero rows (below the image). An extended row is lo zero
+ * pixels, n pixels read c bytes apart minus the zero point and extended (channels 0, 2 | 1, 3, or one channel in
+ * all four lanes), zr zero pixels; 7 instructions a pixel. One call a strip fill. The move goes 8 words a step by
+ * LDM/STM (4 instructions); the registers are fixed so that both lists are the same ascending ones (LDM and STM
+ * order words by register number), and x and j lend theirs to it. e and o hold 0 wherever zeros are stored.
  */
 static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const dw_chunk *chunk, uint32_t plan)
 {
@@ -315,10 +256,7 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
     register uint32_t p __asm__("r3") = plan;
     register int32_t k __asm__("r4"), m __asm__("r5"), t __asm__("r6"), e __asm__("r8"), o __asm__("r9");
     register int32_t c __asm__("r10"), nz __asm__("r11"), rows __asm__("r12"), rb __asm__("lr");
-    __asm__ volatile("ldm %[j], {%[t], %[e], %[o]}\n\t" /* lo, n, zr */
-                     "add %[rb], %[t], %[e]\n\t"
-                     "add %[rb], %[rb], %[o]\n\t"
-                     "lsl %[rb], %[rb], #3\n\t" /* bytes a row */
+    __asm__ volatile("ldr %[rb], [%[j], #24]\n\t" /* bytes a row */
                      "ands %[k], %[p], #0xff\n\t"
                      "beq 14f\n\t"
                      "push {%[x], %[j]}\n\t"
@@ -345,23 +283,64 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
                      "13:\n\t"
                      "pop {%[x], %[j]}\n\t"
                      "14:\n\t"
+                     "movs %[e], #0\n\t"
+                     "movs %[o], #0\n\t"
                      "ubfx %[k], %[p], #8, #8\n\t"
                      "cbz %[k], 16f\n\t"
                      "mul %[k], %[k], %[rb]\n\t"
-                     "movs %[e], #0\n\t"
-                     "movs %[o], #0\n\t"
                      "15:\n\t"
                      "strd %[e], %[o], [%[s]], #8\n\t"
                      "subs %[k], %[k], #8\n\t"
                      "bne 15b\n\t"
                      "16:\n\t"
                      "lsrs %[rows], %[p], #24\n\t"
-                     "bne 20f\n\t"
+                     "beq 17f\n\t"
+                     "ldr %[c], [%[j], #12]\n\t"
+                     "ldr %[nz], [%[j], #16]\n\t"
+                     "0:\n\t" /* an extended row: lo zeros, n pixels, zr zeros */
+                     "ldr %[k], [%[j]]\n\t"
+                     "cbz %[k], 2f\n\t"
+                     "1:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 1b\n\t"
+                     "2:\n\t"
+                     "ldr %[k], [%[j], #4]\n\t"
+                     "cbz %[k], 4f\n\t"
+                     "ldr %[m], [%[j], #28]\n\t"
+                     "cbnz %[m], 7f\n\t"
+                     "3:\n\t"
+                     "ldr %[t], [%[x]]\n\t"
+                     "add %[x], %[x], %[c]\n\t"
+                     "sxtab16 %[e], %[nz], %[t]\n\t"
+                     "sxtab16 %[o], %[nz], %[t], ror #8\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 3b\n\t"
+                     "b 8f\n\t"
+                     "7:\n\t"
+                     "ldrb %[t], [%[x]]\n\t"
+                     "add %[x], %[x], %[c]\n\t"
+                     "sxtab16 %[e], %[nz], %[t]\n\t"
+                     "pkhbt %[e], %[e], %[e], lsl #16\n\t"
+                     "strd %[e], %[e], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 7b\n\t"
+                     "8:\n\t"
                      "movs %[e], #0\n\t"
                      "movs %[o], #0\n\t"
-                     "b 17f\n\t"
-                     "20:\n\t"
-                     DW_STRIP_ROWS "\n\t" /* leaves e and o 0: s_skip is 0 in a rolling strip */
+                     "4:\n\t"
+                     "ldr %[k], [%[j], #8]\n\t"
+                     "cbz %[k], 6f\n\t"
+                     "5:\n\t"
+                     "strd %[e], %[o], [%[s]], #8\n\t"
+                     "subs %[k], %[k], #1\n\t"
+                     "bne 5b\n\t"
+                     "6:\n\t"
+                     "ldr %[t], [%[j], #20]\n\t"
+                     "add %[x], %[x], %[t]\n\t"
+                     "subs %[rows], %[rows], #1\n\t"
+                     "bne 0b\n\t"
                      "17:\n\t"
                      "ubfx %[k], %[p], #16, #8\n\t"
                      "cbz %[k], 19f\n\t"
@@ -375,14 +354,6 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
                        [e] "=&r"(e), [o] "=&r"(o), [c] "=&r"(c), [nz] "=&r"(nz), [m] "=&r"(m), [rb] "=&r"(rb)
                      : [p] "r"(p)
                      : "cc", "memory");
-}
-
-static void dw_zero(int32_t *s, int32_t n)
-{
-    for (; n > 0; --n, s += 2) {
-        s[0] = 0;
-        s[1] = 0;
-    }
 }
 
 /* The 3x3 assembly's taps (two LDRDs, four 16x16 multiply-accumulates) and requantization of one channel. */
@@ -521,12 +492,15 @@ static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int3
     }
 }
 
-/* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most, s_skip aside); returns their count. */
-static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
+/* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most) and returns their count. *kept: the rows a
+ * strip keeps from one output row to the next, k_h - stride_h with rolling strips, which the kernel takes when
+ * the next output row reads rows again and the scratch holds them (ops/depthwise_conv2d.py dsp_scratch_bytes
+ * with rolling): before bytes, the chunks, then k_h rows of every chunk's span for each strip fill; else 0. */
+static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks, int32_t before, int32_t *kept)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->in_c;
-    int32_t ox, k;
+    int32_t ox, k, pixels = 0; /* pixels: the chunks' spans */
     for (ox = 0, k = 0; ox < g->out_w; ox += chunks[k++].count) {
         dw_chunk *ch = &chunks[k];
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
@@ -538,6 +512,7 @@ static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
         ch->lo = lo;
         ch->n = hi - lo;
         ch->zr = span - hi;
+        ch->row_bytes = 8 * span;
         ch->c = c;
         ch->nz = mr_pack2(-p->in_zp);
         ch->replicate = g->filter_c != 1;
@@ -545,7 +520,10 @@ static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks)
         ch->x_off = (ix0 + lo) * c;
         ch->count = count;
         ch->out_off = ox * g->out_c;
+        pixels += span;
     }
+    before += (int32_t)sizeof(dw_chunk) * (k + k % 2) + 8 * g->k_h * (g->filter_c == 1 ? g->out_c / 4 : c) * pixels;
+    *kept = g->dil_h == 1 && g->stride_h < g->k_h && p->scratch_bytes >= before ? g->k_h - g->stride_h : 0;
     return k;
 }
 
@@ -577,9 +555,9 @@ static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, con
 /* Which pixel loop and leftover handling an entry point compiles dw_s8_strip with (constants, so each entry
  * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
  * one without leftover channels not the window walk, one whose channels are all covered by mr_requant_zp
- * neither the raw sums nor their test, one without rolling strips not dw_roll; the compiler picks the entry
- * point from the layer's constants and, for rolling strips, from the scratch it planned). */
-enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8, DW_ROLLING = 16 };
+ * neither the raw sums nor their test; the compiler picks the entry point from the layer's constants). Rolling
+ * strips are no variant: every entry point rolls when the scratch holds them. */
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8 };
 
 /* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
  * output row, chunk by chunk, block by block. */
@@ -590,61 +568,47 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
     const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
     const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
-    const int32_t row_words = 2 * ((chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1);
     const int32_t block_step = m == 1 ? 4 : 0; /* input channels from one block to the next (multiplier 1) */
-    const int32_t units = m == 1 ? blocks : g->in_c; /* strip fills a row and chunk (rolling strips) */
+    const int32_t sum_words = (variant & DW_3X3) ? 4 * chunk : 0; /* a raw block's sums: 4 words a pixel */
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
-    const int32_t n_chunks = dw_chunks(p, chunks);
-    int32_t *const strip = (int32_t *)(chunks + n_chunks + n_chunks % 2);
-    int32_t *sums; /* a raw block's sums: 4 words a pixel of a chunk, after the strips */
-    int32_t b, oy, k, blk, r0, r1, rolled = 0;
-    uint32_t plan = 0; /* rolling: how each strip gets to the output row (dw_roll) */
-    for (k = 0; k < n_chunks; ++k) {
-        const int32_t words = 2 * (chunks[k].lo + chunks[k].n + chunks[k].zr); /* a row of this chunk */
-        chunks[k].s_skip = (variant & DW_ROLLING) ? 0 : 4 * row_words - 4 * words;
-        rolled += words;
-    }
-    sums = strip + g->k_h * ((variant & DW_ROLLING) ? units * rolled : row_words);
+    int32_t kept; /* rows kept from one output row to the next: rolling strips when not 0 (dw_chunks) */
+    const int32_t n_chunks = dw_chunks(p, chunks, 4 * (blocks * header_words + sum_words), &kept);
+    int32_t *const sums = (int32_t *)(chunks + n_chunks + n_chunks % 2);
+    int32_t *const strip = sums + sum_words;
+    const int32_t strip_rows = kept ? g->k_h : 0; /* rows from one fill's strip to the next */
+    int32_t b, oy, k, blk, r0, r1;
     for (blk = 0; blk < blocks; ++blk) {
         dw_block_header(p, w, bias, 4 * blk, (dw_header *)(scratch + blk * header_words), variant & DW_SHIFT1);
     }
     for (b = 0; b < g->batches; ++b) {
         for (oy = 0; oy < g->out_h; ++oy, out += row_out) {
             const int32_t iy0 = oy * g->stride_h - g->pad_top;
+            const int32_t keep = oy > 0 ? kept : 0; /* rows [keep, k_h) are new; [r0, r1) of them in the image */
             const int8_t *x = in + b * g->in_h * row_in;
-            int32_t *const first_row = strip;
-            int32_t *next = strip; /* rolling: the next unit's strip */
+            int32_t *next = strip; /* rolling: the next fill's strip */
+            uint32_t plan;         /* how each strip gets to this output row (dw_roll) */
             mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &r0, &r1); /* the filter rows inside the image */
             r0 = r0 < g->k_h ? r0 : g->k_h;
             r1 = r1 < g->k_h ? r1 : g->k_h;
-            if (variant & DW_ROLLING) { /* rows [keep, k_h) are new; [r0, r1) of them inside the image */
-                const int32_t keep = oy > 0 ? g->k_h - g->stride_h : 0;
-                r0 = r0 > keep ? r0 : keep;
-                r1 = r1 > r0 ? r1 : r0;
-                x += r1 > r0 ? (iy0 + r0) * row_in : 0;
-                plan = (uint32_t)keep | (uint32_t)(r0 - keep) << 8 | (uint32_t)(g->k_h - r1) << 16 |
-                       (uint32_t)(r1 - r0) << 24;
-            } else {
-                x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
-                dw_zero(first_row, r0 * row_words / 2); /* the rows off the image: no chunk or block writes them */
-                dw_zero(strip + r1 * row_words, (g->k_h - r1) * row_words / 2);
-            }
+            r0 = r0 > keep ? r0 : keep;
+            r1 = r1 > r0 ? r1 : r0;
+            x += r1 > r0 ? (iy0 + r0 * g->dil_h) * row_in : 0;
+            plan = (uint32_t)keep | (uint32_t)(r0 - keep) << 8 | (uint32_t)(g->k_h - r1) << 16 |
+                   (uint32_t)(r1 - r0) << 24;
             for (k = 0; k < n_chunks; ++k) {
                 const dw_chunk *ch = &chunks[k];
                 const int8_t *xb = x + ch->x_off;
                 const dw_header *h = (const dw_header *)scratch;
-                const int32_t rw = (variant & DW_ROLLING) ? 2 * (ch->lo + ch->n + ch->zr) : row_words;
+                const int32_t rw = (int32_t)((uint32_t)ch->row_bytes / 4u);
+                const int32_t strip_step = strip_rows * rw;
                 int32_t *rows = strip; /* the strip the block's pixels read */
                 int8_t *o = out + ch->out_off;
                 int32_t channel = 0, filled = -1, share = 0; /* multiplier m: m / 4 blocks share a channel */
                 for (blk = 0; blk < blocks; ++blk, o += 4, h = (const dw_header *)((const int32_t *)h + header_words)) {
-                    if ((variant & DW_ROLLING) && channel != filled) { /* this fill's own strip to row oy */
+                    if (channel != filled) { /* this fill's strip (rolling: its own) to row oy */
                         rows = next;
-                        next += g->k_h * rw;
+                        next += strip_step;
                         dw_roll(rows, xb + channel, ch, plan);
-                        filled = channel;
-                    } else if (!(variant & DW_ROLLING) && r1 > r0 && channel != filled) {
-                        dw_strip(strip + r0 * row_words, xb + channel, ch, r1 - r0);
                         filled = channel;
                     }
                     if (!(variant & DW_3X3)) {
@@ -694,11 +658,6 @@ MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1, DW_3X3 | DW_SHIFT1)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip_rolling, DW_ANY_WINDOW | DW_LEFTOVERS | DW_ROLLING)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_rolling, DW_3X3 | DW_LEFTOVERS | DW_ROLLING)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4_rolling, DW_3X3 | DW_ROLLING)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast_rolling, DW_3X3 | DW_ALL_FAST | DW_ROLLING)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1_rolling, DW_3X3 | DW_SHIFT1 | DW_ROLLING)
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out)

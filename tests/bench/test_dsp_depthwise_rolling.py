@@ -1,6 +1,6 @@
-"""The int8 depthwise strip kernel with rolling strips (the _rolling entry points of crt/src/mr_depthwise_conv2d.c,
-chosen by the rolling_strips attribute), run on mps2-an386 (Cortex-M4, DSP extension) and compared with the
-reference interpreter, which is bit-exact with TFLite Micro.
+"""The int8 depthwise strip kernel with rolling strips (crt/src/mr_depthwise_conv2d.c: every strip entry point rolls
+when its scratch holds the rolling strips, which the rolling_strips attribute plans), run on mps2-an386 (Cortex-M4,
+DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Each case forces the attribute on its one depthwise layer (the compiler sets it only where the arena has room)
 and drives one part of the row rolling: strides 1 and 2 (k_h - stride_h rows kept), zero rows above and below
@@ -9,7 +9,7 @@ below the image), VALID padding, rows of several chunks (a strip per chunk and f
 leftover channels, one input channel shared by the blocks (multipliers 4 and 8), two batch images (the strips
 filled afresh at each image's first row), windows other than 3x3 (the C tap loop), and blocks whose sums the
 assembly leaves to C (raw sums) or requantizes with shift -1. A structural test checks that each case calls the
-rolling entry point its table names.
+entry point its table names with the scratch of rolling strips, which is what makes the kernel roll.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ from micro_relay.ir.graph import Graph, Node, Tensor
 from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, Quant, TensorType
 from micro_relay.ir.verify import verify
-from micro_relay.ops.depthwise_conv2d import _asm_requantizes
+from micro_relay.ops.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
 from support.cortex_m_cases import BOARD, assert_bit_exact
 from support.tflite_models import depthwise_model
 
 OP = "nn.depthwise_conv2d"
 
-# name: (kwargs of depthwise_model, the entry point before "_rolling"). Comments name what each case drives.
+# name: (kwargs of depthwise_model, the entry point's suffix). Comments name what each case drives.
 MODELS = {
     # stride 1, SAME: a zero row above the image at the first output row and below it at the last; 37 output
     # pixels a row (chunks of 16, 16 and 5), the full int8 range with ReLU6
@@ -147,19 +147,24 @@ def test_rolling_strips_match_reference_on_cortex_m4(results, name):
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_case_calls_its_rolling_entry(tmp_path, name):
-    """The generated C calls the rolling entry point the table names, with the scratch planned for it; the
-    raw-sums cases have blocks the assembly does not requantize, and the others' geometry is what the comment
-    says."""
+def test_case_plans_rolling_strips(tmp_path, name):
+    """The generated C calls the entry point the table names with the scratch of rolling strips: the kernel rolls
+    exactly when p->scratch_bytes holds dsp_scratch_bytes(g, rolling=True), computed in C from the geometry, and
+    the next output row reads rows again (no row dilation, stride_h < k_h). With one chunk and one strip fill
+    (k5x3_batches2, pad_beyond_window_k5) the rolling strips take what the plain strip takes: the kernel rolls
+    there with or without the attribute. The raw-sums cases have blocks the assembly does not
+    requantize, and the others' geometry is what the comment says."""
     graph = _case_graph(tmp_path, name)
     (node,) = [n for n in graph.nodes if n.op == OP]
     op = get_op(OP)
     p = op.prepare(graph, node)
     entry = (GRAPHS[name] if name in GRAPHS else MODELS[name])[-1]
     source = "".join(compile_graph(graph, "case", "test").files.values())
-    assert f"mr_depthwise_conv2d_s8{entry}_rolling(" in source
-    assert p["rolling"] and op.scratch_bytes(graph, node, p) > 0
     g = p["geometry"]
+    rolling = dsp_scratch_bytes(g, rolling=True)
+    assert p["rolling"] and op.scratch_bytes(graph, node, p) == rolling >= dsp_scratch_bytes(g)
+    assert f"mr_depthwise_conv2d_s8{entry}(" in source and "_rolling" not in source
+    assert f".scratch_bytes = {rolling}\n" in source
     assert g.dil_h == 1 and g.stride_h < g.k_h
     fits = _asm_requantizes(p)
     blocks = [all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4)]

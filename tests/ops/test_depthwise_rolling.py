@@ -1,8 +1,9 @@
 """nn.depthwise_conv2d's rolling strips (ops/depthwise_conv2d.py): scratch_variants offers the rolling_strips
 attribute exactly where the int8 strip kernel can keep rows across output rows (our kernels, the strip path, a
 block of 4 channels, no row dilation, stride_h < k_h, two output rows or more, not set already), prepare refuses
-it elsewhere, and with it the node takes more scratch, calls the _rolling entry point and says so in the plan
-report. The kernel itself runs on Cortex-M4 in tests/bench/test_dsp_depthwise_rolling.py.
+it elsewhere, and with it the node takes more scratch (which is what makes the kernel roll: it has no entry point
+of its own) and says so in the plan report. The kernel itself runs on Cortex-M4 in
+tests/bench/test_dsp_depthwise_rolling.py.
 """
 
 from __future__ import annotations
@@ -88,25 +89,29 @@ def test_prepare_refuses_rolling_strips_where_not_offered(tmp_path, name):
 
 @pytest.mark.parametrize("name, entry", [("3x3_s1_m1", "_strip3x3_fast"), ("3x3_leftovers", "_strip3x3"),
                                          ("5x5", "_strip"), ("3x3_m8_s2", "_strip3x3_fast")])
-def test_rolling_strips_take_more_scratch_and_their_entry_point(tmp_path, name, entry):
+def test_rolling_strips_take_more_scratch_and_the_same_entry_point(tmp_path, name, entry):
     """One strip per chunk and strip fill instead of one: k_h rows of every chunk's span (2 words a pixel) per
-    fill; the emitted call names the rolling entry point and the plan report says rolling strips."""
+    fill; the emitted call names the same entry point as without them (the kernel rolls when the scratch holds
+    the strips), with that scratch, and the plan report says rolling strips."""
     graph, node = _node(tmp_path, name, CASES[name][0])
     op = get_op(OP)
     p = op.prepare(graph, node)
     g = p["geometry"]
     plain = op.scratch_bytes(graph, node, p)
+    plain_entry = op.entry_point(graph, node, p)
     assert plain == dsp_scratch_bytes(g) and not p["rolling"]
     graph, node = _with_attrs(graph, node, rolling_strips=1)
     p = op.prepare(graph, node)
     fills = g.out_c // 4 if g.filter_c == 1 else g.in_c
     spans = [(min(16, g.out_w - x) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1 for x in range(0, g.out_w, 16)]
     assert op.scratch_bytes(graph, node, p) == plain + 8 * g.k_h * (fills * sum(spans) - spans[0])
+    assert op.scratch_bytes(graph, node, p) == dsp_scratch_bytes(g, rolling=True)
     assert "rolling strips" in op.kernel_path(graph, node, p)["dsp"]
+    assert op.entry_point(graph, node, p) == plain_entry == f"mr_depthwise_conv2d_s8{entry}"
     model = compile_graph(graph, "case", "test")
     source = "".join(model.files.values())
-    assert f"mr_depthwise_conv2d_s8{entry}_rolling(" in source
-    assert f"mr_depthwise_conv2d_s8{entry}(" not in source
+    assert f"mr_depthwise_conv2d_s8{entry}(" in source
+    assert "_rolling" not in source
     assert f".scratch_bytes = {op.scratch_bytes(graph, node, p)}" in source
 
 
@@ -118,3 +123,12 @@ def test_cmsis_nn_ignores_rolling_strips(tmp_path):
         before = op.scratch_bytes(graph, node, op.prepare(graph, node))
         graph, node = _with_attrs(graph, node, rolling_strips=1)
         assert op.scratch_bytes(graph, node, op.prepare(graph, node)) == before
+
+
+def test_no_strip_for_windows_over_255_rows():
+    """The strip kernel counts a strip's rows in bytes (dw_roll, plain or rolling): taller windows walk."""
+    from micro_relay.ops._conv_common import Geometry
+    from micro_relay.ops.depthwise_conv2d import uses_strip
+    tall = Geometry(1, 256, 4, 4, 1, 2, 4, 256, 3, 1, 1, 1, 1, 1, 0, 0)
+    assert not uses_strip(tall) and dsp_scratch_bytes(tall) == 0
+    assert uses_strip(Geometry(1, 8, 8, 4, 6, 6, 4, 3, 3, 1, 1, 1, 1, 1, 0, 0))

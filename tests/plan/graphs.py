@@ -83,7 +83,7 @@ class _Roomy(_TestOp):
         return () if "scratch" in node.attrs else tuple({"scratch": s} for s in node.attrs["offers"])
 
     def entry_point(self, graph, node, params):
-        """`entry` (if set), with _roomy when a variant is taken: its own function, like rolling strips."""
+        """`entry` (if set), with _roomy when a variant is taken: a variant with a function of its own."""
         entry = node.attrs.get("entry", "")
         return entry + "_roomy" if entry and "scratch" in node.attrs else entry
 

@@ -12,7 +12,10 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
                             int8_t *out);
 /* Depth multiplier 1 or a multiple of 4. scratch: p->scratch_bytes of 8-byte-aligned arena scratch (never NULL)
  * for the DSP path, sized by the compiler (ops/depthwise_conv2d.py dsp_scratch_bytes); the portable path does not
- * use it and runs mr_depthwise_conv2d_s8. */
+ * use it and runs mr_depthwise_conv2d_s8. Every strip entry point below rolls its strips when p->scratch_bytes
+ * holds the larger size of rolling strips (dsp_scratch_bytes with rolling): a strip per chunk and strip fill kept
+ * across output rows, so a later row extends only its stride_h new input rows (windows without row dilation and
+ * stride_h < k_h). Windows of at most 255 rows. */
 void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                   const int32_t *bias, int8_t *out, void *scratch);
 /* The same for 3x3 windows without dilation (an assembly pixel loop on DSP cores). */
@@ -29,21 +32,6 @@ void mr_depthwise_conv2d_s8_strip3x3_fast(const mr_conv2d_q_params *p, const int
  * channel and pixel than _fast, instead of raw sums requantized in C). */
 void mr_depthwise_conv2d_s8_strip3x3_shift1(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                             const int32_t *bias, int8_t *out, void *scratch);
-/* Each of the five with rolling strips: a strip per chunk and strip fill kept across output rows, so a later
- * row extends only its stride_h new input rows. For windows without row dilation, stride_h < k_h <= 255 and two
- * output rows or more, with the larger scratch the compiler plans for them (ops/depthwise_conv2d.py
- * dsp_scratch_bytes with rolling, rolling_refusal). */
-void mr_depthwise_conv2d_s8_strip_rolling(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                          const int32_t *bias, int8_t *out, void *scratch);
-void mr_depthwise_conv2d_s8_strip3x3_rolling(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                             const int32_t *bias, int8_t *out, void *scratch);
-void mr_depthwise_conv2d_s8_strip3x3_x4_rolling(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                                const int32_t *bias, int8_t *out, void *scratch);
-void mr_depthwise_conv2d_s8_strip3x3_fast_rolling(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                                  const int32_t *bias, int8_t *out, void *scratch);
-void mr_depthwise_conv2d_s8_strip3x3_shift1_rolling(const mr_conv2d_q_params *p, const int8_t *in,
-                                                    const int8_t *w, const int32_t *bias, int8_t *out,
-                                                    void *scratch);
 /* int16 activations always accumulate in int64 (TFLite Micro requires an int64 bias). */
 void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
                                   const int64_t *bias, int16_t *out);

@@ -13,9 +13,10 @@ depth multiplier in the parameter struct (1, or a multiple of 4); prepare folds 
 channel when the weights are constant and refuses what the kernel's exactness relies on. On DSP cores depth
 multiplier 1 or a multiple of 4 reads a zero-padded, sign-extended strip of the input from arena scratch
 (dsp_scratch_bytes). With the rolling_strips attribute, which the compiler sets where the arena has room for it
-(scratch_variants, plan/room.py), every chunk and strip fill keeps its strip across output rows: a later row moves
-the k_h - stride_h rows it shares with the row above and extends only stride_h new ones (rolling_refusal says
-where that applies).
+(scratch_variants, plan/room.py), the layer gets the larger scratch of rolling strips, and the kernel, whichever
+entry point, rolls whenever its scratch holds them: every chunk and strip fill keeps its strip across output rows,
+and a later row moves the k_h - stride_h rows it shares with the row above and extends only stride_h new ones
+(rolling_refusal says where that applies). So each layer rolls or not on its own, with no code linked for it.
 """
 
 from __future__ import annotations
@@ -52,8 +53,9 @@ def uses_strip(g: Geometry) -> bool:
     window (the assembly pixel loop), otherwise when the cost model (ops/_cost.py) estimates the strip's C tap
     loop faster than the window walk. The choice weighs instructions only; the strip's scratch
     (dsp_scratch_bytes) is planned like a tensor and shows in the plan report. The walk still wins for shared
-    input channels in large windows (micro_speech's 10x8, whose strip would double its arena)."""
-    if g.filter_c != 1 and g.filter_c % 4:
+    input channels in large windows (micro_speech's 10x8, whose strip would double its arena). Never for windows
+    over 255 rows: the kernel counts a strip's rows in bytes (dw_roll)."""
+    if (g.filter_c != 1 and g.filter_c % 4) or g.k_h > 255:
         return False
     return _is_3x3(g) or _cost.cheapest(g, _cost.depthwise_candidates(g)) == "depthwise_strip"
 
@@ -79,11 +81,6 @@ def _strip_entry(p: dict) -> str:
     return "_strip3x3_x4"
 
 
-def _entry_suffix(p: dict) -> str:
-    """The strip path's entry point after mr_depthwise_conv2d_s8: _strip_entry's, rolling strips' own."""
-    return _strip_entry(p) + ("_rolling" if p.get("rolling") else "")
-
-
 def _spans(g: Geometry) -> list[int]:
     """Input columns (pixels) each chunk of an output row reads."""
     counts = [min(DSP_CHUNK, g.out_w - start) for start in range(0, g.out_w, DSP_CHUNK)]
@@ -94,10 +91,11 @@ def dsp_scratch_bytes(g: Geometry, rolling: bool = False) -> int:
     """Arena scratch of mr_depthwise_conv2d_s8_strip's DSP path (depth multiplier 1 or a multiple of 4; the
     other multipliers take the window walk, without scratch): one header per block of 4
     channels (DSP_HEADER bytes, then the k_h * k_w taps of extended weights, two words each), the chunks of an
-    output row (DSP_CHUNK_BYTES each, an even count), then k_h filter rows of one chunk's input columns, two
-    words (four int16 channels) each, and for the 3x3 assembly a chunk's raw sums (16 bytes a pixel) for blocks
-    whose requantization it cannot do. Rolling strips keep one strip per chunk and strip fill instead, each k_h
-    rows of its chunk's own span."""
+    output row (DSP_CHUNK_BYTES each, an even count), for the 3x3 assembly a chunk's raw sums (16 bytes a pixel)
+    for blocks whose requantization it cannot do, then k_h filter rows of the widest chunk's input columns, two
+    words (four int16 channels) a pixel. Rolling strips keep one strip per chunk and strip fill instead, each k_h
+    rows of its chunk's own span. The kernel computes this size with rolling from the geometry and rolls when its
+    scratch (the parameter struct's scratch_bytes) holds it: keep the two in step."""
     if not uses_strip(g):
         return 0
     spans = _spans(g)
@@ -269,10 +267,11 @@ class DepthwiseConv2D(OpDef):
         return ({"rolling_strips": 1},)
 
     def entry_point(self, graph, node, params):
-        """The int8 strip path's entry (rolling strips have their own); "" for the other paths."""
+        """The int8 strip path's entry, the same with rolling strips (the kernel rolls when its scratch holds
+        them); "" for the other paths."""
         if params["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, params) or not uses_strip(params["geometry"]):
             return ""
-        return "mr_depthwise_conv2d_s8" + _entry_suffix(params)
+        return "mr_depthwise_conv2d_s8" + _strip_entry(params)
 
     def emit(self, ctx, node, p):
         if _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p):
@@ -281,4 +280,4 @@ class DepthwiseConv2D(OpDef):
         if not nbytes:
             return emit_call(ctx, node, p, "mr_depthwise_conv2d")
         return emit_call(ctx, node, dict(p, scratch_bytes=nbytes), "mr_depthwise_conv2d", scratch=True,
-                         suffix=_entry_suffix(p))
+                         suffix=_strip_entry(p))
