@@ -53,10 +53,14 @@ def _entry(graph: Graph, node_index: int) -> str:
     return op.entry_point(graph, node, op.prepare(graph, node))
 
 
-def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
+def _with_node(graph: Graph, node_index: int, node) -> Graph:
     nodes = list(graph.nodes)
-    nodes[node_index] = nodes[node_index].with_attrs(**attrs)
+    nodes[node_index] = node
     return replace(graph, nodes=tuple(nodes))
+
+
+def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
+    return _with_node(graph, node_index, graph.nodes[node_index].with_attrs(**attrs))
 
 
 def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int) -> bool:
@@ -112,9 +116,7 @@ def _same_functions(original: Graph, graph: Graph, choices: list[RoomChoice]) ->
     for choice in choices:
         left = before[choice.node]
         if choice.variant is not None and after[choice.node] != left and left in still_called:
-            nodes = list(graph.nodes)
-            nodes[choice.node] = original.nodes[choice.node]
-            graph = replace(graph, nodes=tuple(nodes))
+            graph = _with_node(graph, choice.node, original.nodes[choice.node])
             choice = RoomChoice(choice.node, None, None, f"fits, but {left} stays linked for other layers: "
                                                          f"{after[choice.node]} would add code")
         kept.append(choice)
