@@ -9,6 +9,7 @@ from micro_relay.compiler import prepare_graph
 from micro_relay.errors import CompileError
 from micro_relay.ir.registry import get_op
 from micro_relay.ops._conv_common import Geometry
+from micro_relay.ops._cost import conv_tiles
 from micro_relay.ops.conv2d import default_tile, dsp_scratch_bytes, larger_tiles
 from micro_relay.plan.buffers import node_overlap
 from support.cortex_m_cases import with_node_attrs
@@ -26,17 +27,6 @@ GEOMETRIES = {
 }
 
 
-def _tiles(g: Geometry, tile: int) -> int:
-    """Tiles the kernel runs: over the whole layer (pointwise, or bands of whole rows with one group, where a
-    tile of t >= out_w pixels holds t // out_w rows), else per output row."""
-    if g.k_h == g.k_w == 1 and g.stride_h == 1 and g.filter_c == g.in_c:
-        return -(-g.batches * g.out_h * g.out_w // tile)
-    if g.filter_c == g.in_c:
-        rows = g.batches * g.out_h
-        return -(-rows // (tile // g.out_w)) if tile >= g.out_w else rows * -(-g.out_w // tile)
-    return g.batches * g.out_h * -(-g.out_w // tile)
-
-
 @pytest.mark.parametrize("name", sorted(GEOMETRIES))
 def test_larger_tiles_are_larger_fewer_and_largest_first(name):
     g = GEOMETRIES[name]
@@ -46,7 +36,7 @@ def test_larger_tiles_are_larger_fewer_and_largest_first(name):
     assert list(tiles) == sorted(set(tiles), reverse=True)
     for tile in tiles:
         assert tile > default and tile % 2 == 0
-        assert _tiles(g, tile) < _tiles(g, default)
+        assert conv_tiles(g, tile) < conv_tiles(g, default)
         assert dsp_scratch_bytes(g, tile) > dsp_scratch_bytes(g, default)
 
 

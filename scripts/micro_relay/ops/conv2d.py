@@ -109,7 +109,7 @@ def larger_tiles(g: Geometry) -> tuple[int, ...]:
         if rows and tile >= g.out_w:
             tile = tile // g.out_w * g.out_w
         tile += tile % 2
-        if tile > default and -(-most // tile) < -(-most // default):  # fewer tiles
+        if tile > default and _cost.conv_tiles(g, tile) < _cost.conv_tiles(g, default):
             tiles.add(tile)
     return tuple(sorted(tiles, reverse=True))
 

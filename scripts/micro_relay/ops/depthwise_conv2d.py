@@ -109,7 +109,7 @@ def dsp_scratch_bytes(g: Geometry, rolling: bool = False) -> int:
 def rolling_refusal(g: Geometry) -> str | None:
     """Why an int8 layer on our kernels cannot take rolling strips (None: it can): they need the strip path, a
     block of 4 channels, and rows the next output row reads again (no row dilation, stride_h < k_h, two output
-    rows or more); dw_roll (crt/src/mr_depthwise_conv2d.c) takes row counts in bytes."""
+    rows or more). Windows over 255 rows take no strip at all (uses_strip)."""
     if not uses_strip(g):
         return "the layer takes the window walk, not a strip"
     if _cost.strip_fills(g) == 0:
@@ -120,8 +120,6 @@ def rolling_refusal(g: Geometry) -> str | None:
         return "no input row shared by consecutive output rows (stride_h >= k_h)"
     if g.out_h < 2:
         return "a single output row"
-    if g.k_h > 255:
-        return "a window over 255 rows (the kernel counts a strip's rows in bytes)"
     return None
 
 
