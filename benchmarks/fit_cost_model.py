@@ -8,9 +8,9 @@ coefficients by non-negative least squares on relative error (a layer of 2,000 i
 one of 2 M). Depthwise layers with a choice are measured on both paths by forcing
 ops/depthwise_conv2d.uses_strip; layers with variants (OpDef.scratch_variants, which the compiler gives where the
 arena has room) are measured with them too: convolutions with the largest and the smallest of their larger
-tiles (tile_pixels), depthwise strips rolling (rolling_strips), so those costs are told apart. Writes scripts/micro_relay/ops/cost_coefficients.json and prints each fitted
-layer's estimate against its measurement; --models DIR also prints the same for the shared models (not used in
-the fit). About a minute and a half.
+tiles (tile_pixels), depthwise strips rolling (rolling_strips), so those costs are told apart. Writes
+scripts/micro_relay/ops/cost_coefficients.json and prints each fitted layer's estimate against its measurement;
+--models DIR also prints the same for the shared models (not used in the fit). About three minutes.
 
     python3 benchmarks/fit_cost_model.py [--models DIR] [--out FILE]
 """

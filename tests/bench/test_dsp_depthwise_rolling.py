@@ -14,7 +14,6 @@ entry point its table names with the scratch of rolling strips, which is what ma
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from pathlib import Path
 
@@ -28,7 +27,7 @@ from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, Quant, TensorType
 from micro_relay.ir.verify import verify
 from micro_relay.ops.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
-from support.cortex_m_cases import BOARD, assert_bit_exact
+from support.cortex_m_cases import BOARD, assert_bit_exact, with_node_attrs
 from support.tflite_models import depthwise_model
 
 OP = "nn.depthwise_conv2d"
@@ -94,8 +93,7 @@ GRAPHS = {
 
 def _rolling(graph: Graph) -> Graph:
     """The graph with rolling strips forced on its depthwise layer."""
-    nodes = tuple(n.with_attrs(rolling_strips=1) if n.op == OP else n for n in graph.nodes)
-    return dataclasses.replace(graph, nodes=nodes)
+    return with_node_attrs(graph, OP, {"rolling_strips": 1})
 
 
 def _ir_graph(x_shape, kernel, multiplier, strides, padding, seed: int = 0) -> Graph:
