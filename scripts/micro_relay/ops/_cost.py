@@ -10,7 +10,7 @@ The coefficients live in cost_coefficients.json next to this file, produced by
 
     python3 benchmarks/fit_cost_model.py
 
-(under two minutes; re-run it when a kernel changes: tests/bench/test_cost_model.py says when it has drifted).
+(about three minutes; re-run it when a kernel changes: tests/bench/test_cost_model.py says when it has drifted).
 Only int8 layers on our own kernels get an estimate; float, int16 and the CMSIS-NN backend have none.
 """
 
