@@ -17,7 +17,8 @@ from ..compiler import compile_graph, default_name, prepare_graph, write_output
 from ..errors import CompileError
 from ..ir.registry import get_op
 from ..reference import run as reference_run
-from .build import COMMON_FLAGS, build_runner, compile_jobs, find_tool, gcc_version, instrument_invoke, write_model_shim
+from .build import (COMMON_FLAGS, arena_flag, build_runner, compile_jobs, find_tool, gcc_version, instrument_invoke,
+                    write_model_shim)
 from .cmsis_nn import build_library, find_cmsis_nn, include_dir
 from .machines import Machine, get_machine
 from .report import image_sizes, linked_libraries
@@ -164,9 +165,9 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
     cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
     model = compile_graph(graph, name, Path(source).name, kernels=kernels)
-    link: dict = {}
+    link: dict = {"model_flags": (arena_flag(name),)}
     if cmsis_root is not None:
-        link = {"model_flags": (f"-isystem{include_dir(cmsis_root)}",),
+        link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"),
                 "archives": (build_library(gcc, (*machine.cflags, *COMMON_FLAGS), cmsis_root,
                                            compile_jobs(gcc, machine)),)}
     model_path = source

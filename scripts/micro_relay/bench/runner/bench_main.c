@@ -6,6 +6,9 @@
  * mrb_model.h is generated per model: it includes NAME.h and maps the mrb_* names onto NAME_*.
  * With MRB_PROFILE the generated invoke calls mrb_profile_mark(node) before each layer (and with -1 at
  * its end), and the marks of the last run are reported.
+ * The model's arena is defined here (its sources are built with NAME_EXTERNAL_ARENA) and painted before the
+ * first run, so a kernel that reads scratch or activations it never wrote gives wrong outputs here instead
+ * of passing on the zeroed memory a fresh static array holds.
  */
 #include <stdint.h>
 
@@ -18,6 +21,9 @@
 #endif
 
 #define STACK_PAINT 0x5AA5C33Cu
+#define ARENA_PAINT 0xA5u
+
+uint8_t mrb_arena[MRB_ARENA_SIZE > 0 ? MRB_ARENA_SIZE : 1] __attribute__((aligned(16)));
 
 extern uint32_t __stack_limit[], __stack_top[];
 
@@ -92,6 +98,9 @@ int main(void)
     const int out = mrb_open("output.bin", MRB_OPEN_WB);
     if (in < 0 || out < 0) {
         return fail("mr-bench: cannot open input.bin or output.bin\n");
+    }
+    for (i = 0; i < (int)sizeof mrb_arena; ++i) {
+        mrb_arena[i] = ARENA_PAINT;
     }
     mrb_timer_start();
     paint_stack();
