@@ -1,11 +1,31 @@
 # Micro Relay: `make demo` runs the main job on an embedded default; `make test` passes the tests.
-PYTHON ?= python3
+#
+# Which Python: PYTHON=... if given; else the active virtual environment's python3; else a project
+# environment in .venv/, made on first use from BASE_PYTHON (python3) and reused afterwards. Nothing is
+# installed into the interpreter of the system or of the user.
+BASE_PYTHON ?= python3
+VENV ?= .venv
+ifeq ($(origin PYTHON),undefined)
+ifneq ($(VIRTUAL_ENV),)
+PYTHON := $(VIRTUAL_ENV)/bin/python
+else
+PYTHON := $(VENV)/bin/python
+ENVIRONMENT := $(VENV)/.ready
+endif
+endif
 PIP ?= $(PYTHON) -m pip
 DEMO_OUT ?= demo-out
 
 .PHONY: setup setup-test demo test test-long bench bench-cortex-m
 
-setup:
+# The project environment: one line naming the package to install when this Python cannot make one.
+$(VENV)/.ready:
+	@$(BASE_PYTHON) -m venv $(VENV) >/dev/null 2>&1 || { \
+	    echo "error: $(BASE_PYTHON) -m venv failed: install the venv module (Debian/Ubuntu: apt-get install python3-venv), or run with PYTHON=/path/to/python" >&2; \
+	    exit 1; }
+	@touch $@
+
+setup: $(ENVIRONMENT)
 	$(PIP) install -q -e .
 
 setup-test: setup

