@@ -46,15 +46,30 @@ def _load_options(args) -> dict:
     return {"input_shapes": _input_shapes(args.input_shape), "io_layout": args.io_layout}
 
 
+def _check_compile_names(args) -> None:
+    """The output folder, model name and arena section, refused before any slow work (compile_graph and
+    write_output check them again for API callers)."""
+    from .codegen.names import check_model_name, check_section_name
+    from .compiler import default_name, runtime_stems
+    from .errors import CompileError
+
+    if not args.output:
+        raise CompileError("the output folder name is empty", "-o")
+    check_model_name(args.name if args.name is not None else default_name(args.model), runtime_stems())
+    if args.arena_section is not None:
+        check_section_name(args.arena_section)
+
+
 def _cmd_compile(args) -> int:
     from .compiler import compile_graph, default_name, prepare_graph, write_output
 
     start = time.perf_counter()
+    _check_compile_names(args)
     graph = prepare_graph(args.model, **_load_options(args))
     from .quantize.cli_options import apply as apply_quantization
 
     graph = apply_quantization(graph, args)  # unchanged without --quantize; the report goes to stderr
-    name = args.name or default_name(args.model)
+    name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels)
     write_output(model, args.output, with_runtime=not args.no_runtime)
     elapsed = time.perf_counter() - start
