@@ -99,12 +99,14 @@ def _cmd_run(args) -> int:
     from .reference import run
 
     graph = prepare_graph(args.model, **_load_options(args))
+    from .array_files import load_arrays
+
     inputs = []
     for path in args.input:
-        try:
-            inputs.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as exc:
-            raise CompileError(f"cannot read input array: {exc}", path) from None
+        array = load_arrays(path, "input array")  # headers checked against the file before any allocation
+        if not isinstance(array, np.ndarray):
+            raise CompileError("an input array file must be one .npy (an .npz holds several arrays)", path)
+        inputs.append(array)
     start = time.perf_counter()
     outputs = run(graph, inputs)
     _log(f"ran {args.model} in {time.perf_counter() - start:.3f} s")
