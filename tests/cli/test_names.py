@@ -103,19 +103,21 @@ def test_5000_character_name(tmp_path, model, capsys):
 
 @pytest.mark.parametrize("name", ["9 lives", "a-b", "x\ny", "name*/", ""])
 def test_not_an_identifier(tmp_path, model, capsys, name):
+    before = sorted(tmp_path.rglob("*"))
     code, err = compile_cli(capsys, model, "-o", tmp_path / "out", "--name", name)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and "(--name)" in lines[0], err
     assert ("is empty" if not name else "is not a C identifier") in lines[0]
-    assert not (tmp_path / "out").exists()
+    assert sorted(tmp_path.rglob("*")) == before
 
 
 def test_default_name_from_the_file_follows_the_rules(tmp_path, capsys):
     model = tmp_path / "math.tflite"
     model.write_bytes(fully_connected_model())
     code, err = compile_cli(capsys, model, "-o", tmp_path / "out")
-    assert code == 2 and "model name 'math' would shadow the C standard header <math.h>; try --name math_model" in err
-    assert not (tmp_path / "out").exists()
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "model name 'math' would shadow the C standard header <math.h>; try --name math_model (--name)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["math.tflite"]
 
 
 def test_compile_graph_checks_names_for_api_callers(model):
@@ -129,11 +131,12 @@ def test_compile_graph_checks_names_for_api_callers(model):
 
 @pytest.mark.parametrize("section", ['.x"', ".x)) int y; //", "1abc", "$x", ".a b", ".s\n", "", "." + "s" * 200])
 def test_bad_arena_sections(tmp_path, model, capsys, section):
+    before = sorted(tmp_path.rglob("*"))
     code, err = compile_cli(capsys, model, "-o", tmp_path / "out", "--arena-section", section)
     lines = err.strip().splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].endswith("(--arena-section)"), err
     assert "section name" in lines[0]
-    assert not (tmp_path / "out").exists()
+    assert sorted(tmp_path.rglob("*")) == before
 
 
 @pytest.mark.parametrize("section", [".sram2", "_ram", ".bss.model$arena", ".noinit.x_1"])
