@@ -6,7 +6,10 @@ allocated, with one line naming what and where and nothing written; honest files
 from __future__ import annotations
 
 import io
+import os
 import struct
+import subprocess
+import sys
 import zipfile
 
 import numpy as np
@@ -129,3 +132,17 @@ def test_run_reads_its_input_and_writes_the_output(tmp_path, float_model, capsys
     np.save(tmp_path / "x.npy", x)
     assert main(["run", str(float_model), "--input", str(tmp_path / "x.npy"), "--output", str(tmp_path / "y.npy")]) == 0
     assert np.load(tmp_path / "y.npy").shape == (1, 4)
+
+
+def test_fifo_as_calibration_file_is_refused(tmp_path, float_model):
+    """In a real process with a timeout: numpy would block forever opening a FIFO for reading."""
+    fifo = tmp_path / "cal.npy"
+    os.mkfifo(fifo)
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    result = subprocess.run([sys.executable, "-m", "micro_relay", "compile", str(float_model), "-o",
+                             str(tmp_path / "out"), "--quantize", "int8", "--calibration", str(fifo)],
+                            capture_output=True, text=True, timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert lines[0] == f"error: calibration path is not a regular file ({fifo})"
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
