@@ -146,3 +146,36 @@ def test_fifo_as_calibration_file_is_refused(tmp_path, float_model):
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert lines[0] == f"error: calibration path is not a regular file ({fifo})"
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+
+
+def _limited_memory(limit: int = 1 << 30):
+    import resource
+
+    def apply():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return apply
+
+
+def test_lying_npz_is_refused_within_1_gib_of_address_space(tmp_path, float_model):
+    """A deflated member whose header claims 10^9 float32 (4 GB) and whose zip directory agrees, holding 64
+    bytes: refused by a process that cannot map 1 GiB (numpy.load itself dies there with MemoryError)."""
+    array = tmp_path / "lie.npz"
+    with zipfile.ZipFile(array, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("x.npy", npy_bytes((1, 10 ** 9), data=b"\0" * 64))
+    data = bytearray(array.read_bytes())
+    central = data.index(b"PK\x01\x02")
+    data[central + 24:central + 28] = struct.pack("<I", 0xFFFFFFF0)  # the directory claims ~4 GB unpacked
+    array.write_bytes(bytes(data))
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    command = [sys.executable, "-m", "micro_relay", "compile", str(float_model), "-o", str(tmp_path / "out"),
+               "--quantize", "int8", "--calibration", str(array)]
+    control = subprocess.run([sys.executable, "-c", "import numpy, micro_relay.cli, micro_relay.compiler"],
+                             env=env, preexec_fn=_limited_memory(), capture_output=True, timeout=120)
+    if control.returncode != 0:
+        pytest.skip("this interpreter does not start within 1 GiB of address space")
+    result = subprocess.run(command, env=env, preexec_fn=_limited_memory(), capture_output=True, text=True,
+                            timeout=120)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 2 and len(lines) == 1, result.stderr
+    assert "member 'x.npy' ends after 64 of the 4000000000 bytes its header claims" in lines[0]
+    assert not (tmp_path / "out").exists()
