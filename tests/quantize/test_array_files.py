@@ -179,3 +179,27 @@ def test_lying_npz_is_refused_within_1_gib_of_address_space(tmp_path, float_mode
     assert result.returncode == 2 and len(lines) == 1, result.stderr
     assert "member 'x.npy' ends after 64 of the 4000000000 bytes its header claims" in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("where", ["under_a_file", "missing_folder", "directory"])
+def test_run_output_write_failures(tmp_path, float_model, capsys, where):
+    np.save(tmp_path / "x.npy", np.zeros((1, 16), np.float32))
+    (tmp_path / "notes.txt").write_text("a file\n")
+    (tmp_path / "y.npy").mkdir()
+    output = {"under_a_file": tmp_path / "notes.txt" / "y.npy", "missing_folder": tmp_path / "no" / "y.npy",
+              "directory": tmp_path / "y.npy"}[where]
+    refused(capsys, tmp_path, ["run", float_model, "--input", tmp_path / "x.npy", "--output", output],
+            "the output path is a directory" if where == "directory" else "cannot write the outputs:",
+            f"({output})")
+
+
+def test_quantized_compile_that_cannot_write_prints_only_the_error(tmp_path, float_model, capsys):
+    """The quantization report comes after the files are written: a write failure stays one line."""
+    np.save(tmp_path / "cal.npy", np.random.default_rng(0).standard_normal((8, 1, 16)))
+    (tmp_path / "notes.txt").write_text("a file\n")
+    refused(capsys, tmp_path, ["compile", float_model, "-o", tmp_path / "notes.txt" / "out", "--quantize", "int8",
+                               "--calibration", tmp_path / "cal.npy"],
+            "a parent of the output folder is a file", "notes.txt")
+    assert main(["compile", str(float_model), "-o", str(tmp_path / "out"), "--quantize", "int8", "--calibration",
+                 str(tmp_path / "cal.npy")]) == 0
+    assert "dB" in capsys.readouterr().err  # the report, when the compile succeeds
