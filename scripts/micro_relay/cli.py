@@ -46,17 +46,35 @@ def _load_options(args) -> dict:
     return {"input_shapes": _input_shapes(args.input_shape), "io_layout": args.io_layout}
 
 
+def _check_compile_names(args) -> None:
+    """The output folder, model name and arena section, refused before any slow work (compile_graph and
+    write_output check them again for API callers)."""
+    from .codegen.names import check_model_name, check_section_name
+    from .compiler import default_name, runtime_stems
+    from .errors import CompileError
+
+    if not args.output:
+        raise CompileError("the output folder name is empty", "-o")
+    check_model_name(args.name if args.name is not None else default_name(args.model), runtime_stems())
+    if args.arena_section is not None:
+        check_section_name(args.arena_section)
+
+
 def _cmd_compile(args) -> int:
     from .compiler import compile_graph, default_name, prepare_graph, write_output
 
     start = time.perf_counter()
+    _check_compile_names(args)
     graph = prepare_graph(args.model, **_load_options(args))
     from .quantize.cli_options import apply as apply_quantization
 
-    graph = apply_quantization(graph, args)  # unchanged without --quantize; the report goes to stderr
-    name = args.name or default_name(args.model)
+    reports: list[str] = []
+    graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
+    name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels)
     write_output(model, args.output, with_runtime=not args.no_runtime)
+    for report in reports:  # the quantization report, once the files are written: a failure stays one line
+        _log(report)
     elapsed = time.perf_counter() - start
     _log(f"compiled {args.model} -> {args.output}/{name}.c: {len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B "
          f"(lower bound {model.plan.lower_bound} B, order {model.plan.order_name}, planner {model.plan.planner}) "
@@ -84,24 +102,65 @@ def _cmd_run(args) -> int:
     from .reference import run
 
     graph = prepare_graph(args.model, **_load_options(args))
+    from .array_files import load_arrays
+
     inputs = []
     for path in args.input:
-        try:
-            inputs.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as exc:
-            raise CompileError(f"cannot read input array: {exc}", path) from None
+        array = load_arrays(path, "input array")  # headers checked against the file before any allocation
+        if not isinstance(array, np.ndarray):
+            raise CompileError("an input array file must be one .npy (an .npz holds several arrays)", path)
+        inputs.append(array)
     start = time.perf_counter()
     outputs = run(graph, inputs)
-    _log(f"ran {args.model} in {time.perf_counter() - start:.3f} s")
+    elapsed = time.perf_counter() - start
     if args.output:
-        if len(outputs) == 1:
-            np.save(args.output, outputs[0])
-        else:
-            np.savez(args.output, **{f"output{i}": o for i, o in enumerate(outputs)})
-    else:
+        _save_outputs(args.output, outputs)  # before the log line: a failed write stays one error line
+    _log(f"ran {args.model} in {elapsed:.3f} s")
+    if not args.output:
         for index, value in enumerate(outputs):
             print(f"output {index} {graph.outputs[index]!r} {value.dtype}{list(value.shape)}: {value.ravel().tolist()}")
     return 0
+
+
+def _save_outputs(path: str, outputs) -> None:
+    """One output as .npy, several as .npz (the suffix added when missing, as numpy does), written to a
+    temporary file beside it and renamed: a failed write is one error line and leaves nothing behind."""
+    import io
+    import os
+    import secrets
+
+    import numpy as np
+
+    from .errors import CompileError
+
+    buffer = io.BytesIO()
+    if len(outputs) == 1:
+        np.save(buffer, outputs[0])
+        suffix = ".npy"
+    else:
+        np.savez(buffer, **{f"output{i}": o for i, o in enumerate(outputs)})
+        suffix = ".npz"
+    target = Path(path if path.endswith(suffix) else path + suffix)
+    temporary = target.with_name(f".mr-{target.name[:16]}-{secrets.token_hex(4)}")
+    try:
+        if target.is_dir():
+            raise CompileError("the output path is a directory", str(target))
+        with open(temporary, "xb") as handle:
+            handle.write(buffer.getvalue())
+        os.replace(temporary, target)
+    except OSError as exc:
+        _remove_quietly(temporary)
+        raise CompileError(f"cannot write the outputs: {exc.strerror or exc}", str(target)) from None
+    except BaseException:
+        _remove_quietly(temporary)
+        raise
+
+
+def _remove_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def _cmd_budget(args) -> int:

@@ -1,7 +1,8 @@
 """The compile driver: model file -> IR -> passes -> memory plan -> C files in an output folder.
 
-Everything is computed in memory first and written last, each file through a temporary name and an atomic
-rename, so a failing compile leaves no partial output.
+Everything is computed in memory first and written last, through a staging folder and renames
+(write_output), so a failing compile leaves no partial output. The model name and the arena section are
+checked first (codegen/names.py), for API callers as for the command line.
 
 `kernels` picks the kernel backend: "micro-relay" (default, crt/src) or "cmsis-nn" (int8 conv2d, depthwise
 conv2d and dense through the adapters in crt/cmsis_nn/, ops/_cmsis_nn.py). It holds for the planning,
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from .codegen.c_text import c_identifier
 from .codegen.emit import emit_model
+from .codegen.names import check_model_name, check_section_name
 from .errors import CompileError
 from .frontend import load_model
 from .ir.graph import Graph
@@ -57,8 +60,9 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
                   room: bool = True) -> CompiledModel:
-    if c_identifier(name) != name:
-        raise CompileError(f"model name '{name}' is not a C identifier", "--name")
+    check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
+    if arena_section is not None:
+        check_section_name(arena_section)
     if kernels not in KERNEL_BACKENDS:
         raise CompileError(f"unknown kernel backend '{kernels}' (choose from {', '.join(KERNEL_BACKENDS)})",
                            "--kernels")
@@ -87,6 +91,11 @@ def _note_fallbacks(graph: Graph, report: dict) -> None:
             entry["kernel"] = {**entry.get("kernel", {}), **note}
 
 
+def runtime_stems() -> frozenset[str]:
+    """The stems of every runtime header and source: names a model must not take (codegen/names.py)."""
+    return frozenset(p.stem for p in CRT_DIR.rglob("*") if p.suffix in (".c", ".h"))
+
+
 def runtime_files(kernels, adapters=()) -> dict[str, Path]:
     """Output file name -> runtime source: every CRT header and the kernel sources the model calls, and for
     the CMSIS-NN backend the adapters' header and the adapter sources it calls (they need CMSIS-NN's
@@ -102,26 +111,174 @@ def runtime_files(kernels, adapters=()) -> dict[str, Path]:
 
 
 def write_output(model: CompiledModel, out_dir: str | Path, with_runtime: bool = True) -> list[Path]:
+    """Write the model's files (and the runtime's) into `out_dir`: all of them, or nothing.
+
+    Every file is written into a staging folder `.mr-*` first; only when all are written does anything move.
+    - OUT does not exist: the staging folder is made beside it (in OUT's parent, the same file system) and
+      renamed to OUT in one step. Missing parents of OUT are made first and removed again on failure.
+    - OUT exists: the compile replaces only the files it writes and leaves every other file in OUT as it is.
+      The staging folder is made inside OUT (the file system of the files it replaces, even when OUT is a
+      mount point) and each changed file moves into place with a rename. The file it replaces waits in the
+      staging folder until every move has succeeded, so a failed move puts the old files back. A file whose
+      bytes are unchanged is not rewritten and keeps its timestamp, so incremental builds (the Zephyr CMake
+      integration) do not redo work.
+    Any failure (a file in the way, a read-only or full file system, a name too long) is a CompileError
+    naming the path, and the staging folder is removed in every case.
+    """
+    if not str(out_dir):
+        raise CompileError("the output folder name is empty", "-o")
     out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise CompileError("output path exists and is not a directory", str(out_dir))
     contents: dict[str, bytes] = {k: v.encode() for k, v in model.files.items()}
     if with_runtime:
         for rel, src in runtime_files(model.kernels, model.adapters).items():
             contents[rel] = src.read_bytes()
-    written = []
-    for rel, data in sorted(contents.items()):
+    try:
+        return _write_all(out_dir, dict(sorted(contents.items())))
+    except OSError as exc:
+        raise CompileError(f"cannot write the output: {exc.strerror or exc}", _user_path(exc, out_dir)) from None
+
+
+def _user_path(exc: OSError, out_dir: Path) -> str:
+    """The path an OSError names, with a staging folder's name replaced by the output folder's."""
+    name = str(exc.filename or out_dir)
+    parts = Path(name).parts
+    for i, part in enumerate(parts):
+        if part.startswith(_STAGING_PREFIX):
+            return str(Path(out_dir, *parts[i + 1:]))
+    return name
+
+
+_STAGING_PREFIX = ".mr-"
+
+
+def _write_all(out_dir: Path, contents: dict[str, bytes]) -> list[Path]:
+    exists = out_dir.is_dir()
+    if out_dir.exists() and not exists:
+        raise CompileError("output path exists and is not a directory", str(out_dir))
+    targets = [out_dir / rel for rel in contents]
+    made = [] if exists else _make_parents(out_dir)
+    stage, done = None, False
+    try:
+        if exists:
+            _check_in_the_way(out_dir, contents)
+        stage = _make_staging(out_dir if exists else out_dir.parent, out_dir.name)
+        changed = [rel for rel, data in contents.items() if not (exists and _same_bytes(out_dir / rel, data))]
+        for rel in changed:
+            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+            _write_file(stage / rel, contents[rel])
+        if exists:
+            _move_into(stage, out_dir, changed)
+        else:
+            os.rename(stage, out_dir)
+            stage = None
+        done = True
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
+        if not done:  # the parents made for OUT go too
+            for folder in reversed(made):
+                _remove_if_empty(folder)
+    return targets
+
+
+def _make_parents(out_dir: Path) -> list[Path]:
+    """Make OUT's missing parents (not OUT itself), outermost first; a file among them is refused."""
+    missing = []
+    parent = out_dir.parent
+    while not parent.exists() and parent != parent.parent:
+        missing.append(parent)
+        parent = parent.parent
+    if not parent.is_dir():
+        raise CompileError("a parent of the output folder is a file, not a folder", str(parent))
+    made = []
+    try:
+        for folder in reversed(missing):
+            folder.mkdir()
+            made.append(folder)
+    except OSError:
+        for folder in reversed(made):
+            _remove_if_empty(folder)
+        raise
+    return made
+
+
+def _check_in_the_way(out_dir: Path, contents: dict[str, bytes]) -> None:
+    """In an existing OUT, a folder where a file goes (or a file where a folder goes) is refused up front."""
+    for rel in contents:
         target = out_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if target.exists() and target.read_bytes() == data:
-            written.append(target)  # unchanged: keep the timestamp so builds do not redo work
+        for folder in list(Path(rel).parents)[:-1]:
+            if (out_dir / folder).exists() and not (out_dir / folder).is_dir():
+                raise CompileError("a file is in the way of an output folder", str(out_dir / folder))
+        if target.is_dir():
+            raise CompileError("a folder is in the way of an output file", str(target))
+
+
+def _make_staging(parent: Path, hint: str) -> Path:
+    for _ in range(100):
+        stage = parent / f"{_STAGING_PREFIX}{hint[:16]}-{secrets.token_hex(4)}"
+        try:
+            stage.mkdir()  # mode 0o777 less the umask: becomes OUT itself when OUT is new
+            return stage
+        except FileExistsError:
             continue
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".mr-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-        written.append(target)
-    return written
+    raise CompileError("cannot make a staging folder", str(parent))
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.is_file() and path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _write_file(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def _move_into(stage: Path, out_dir: Path, changed: list[str]) -> None:
+    """Rename each staged file over its target in OUT; on a failure, undo the moves already made."""
+    replaced = stage / ".replaced"
+    done: list[tuple[Path, Path | None]] = []
+    made: list[Path] = []
+    try:
+        for rel in changed:
+            target = out_dir / rel
+            for folder in reversed(list(Path(rel).parents)[:-1]):
+                if not (out_dir / folder).is_dir():
+                    (out_dir / folder).mkdir()
+                    made.append(out_dir / folder)
+            backup = None
+            if target.exists() or target.is_symlink():
+                backup = replaced / rel
+                backup.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(target, backup)
+            done.append((target, backup))
+            os.replace(stage / rel, target)
+    except BaseException:
+        for target, backup in reversed(done):
+            try:
+                if backup is not None:
+                    os.replace(backup, target)
+                elif target.exists():
+                    target.unlink()
+            except OSError:
+                pass
+        for folder in reversed(made):
+            _remove_if_empty(folder)
+        raise
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
 
 
 def compile_file(model_path: str | Path, out_dir: str | Path, name: str | None = None,

@@ -157,7 +157,7 @@ def test_case_plans_rolling_strips(tmp_path, name):
     op = get_op(OP)
     p = op.prepare(graph, node)
     entry = (GRAPHS[name] if name in GRAPHS else MODELS[name])[-1]
-    source = "".join(compile_graph(graph, "case", "test").files.values())
+    source = "".join(compile_graph(graph, "case_model", "test").files.values())
     g = p["geometry"]
     rolling = dsp_scratch_bytes(g, rolling=True)
     assert p["rolling"] and op.scratch_bytes(graph, node, p) == rolling >= dsp_scratch_bytes(g)

@@ -108,7 +108,7 @@ def test_rolling_strips_take_more_scratch_and_the_same_entry_point(tmp_path, nam
     assert op.scratch_bytes(graph, node, p) == dsp_scratch_bytes(g, rolling=True)
     assert "rolling strips" in op.kernel_path(graph, node, p)["dsp"]
     assert op.entry_point(graph, node, p) == plain_entry == f"mr_depthwise_conv2d_s8{entry}"
-    model = compile_graph(graph, "case", "test")
+    model = compile_graph(graph, "case_model", "test")
     source = "".join(model.files.values())
     assert f"mr_depthwise_conv2d_s8{entry}(" in source
     assert "_rolling" not in source

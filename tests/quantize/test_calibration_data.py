@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -83,3 +85,31 @@ def test_unreadable_files(tmp_path):
     fails("cannot read calibration data", tmp_path / "junk.npz", graph)
     np.save(tmp_path / "objects.npy", np.array([{"x": 1}], dtype=object), allow_pickle=True)
     fails("cannot read calibration data", tmp_path / "objects.npy", graph)
+
+
+def nhwc_input_of_an_nchw_model():
+    """x (model: NCHW (1, 3, 4, 5); compiled: NHWC (1, 4, 5, 3)) ─ relu ─► y"""
+    b = Builder()
+    graph = b.graph(b.op("nn.relu", (b.input("x", (1, 4, 5, 3)),), "y"))
+    tensors = dict(graph.tensors)
+    tensors["x"] = replace(tensors["x"], source_axes=(0, 2, 3, 1))
+    return replace(graph, tensors=tensors)
+
+
+def test_samples_in_the_models_nchw_layout_are_transposed_to_the_compiled_one(tmp_path):
+    graph = nhwc_input_of_an_nchw_model()
+    assert graph.tensors["x"].source_shape == (1, 3, 4, 5)
+    nchw = np.random.default_rng(1).standard_normal((3, 1, 3, 4, 5))
+    np.savez(tmp_path / "cal.npz", x=nchw)
+    for samples in (load_calibration(tmp_path / "cal.npz", graph), check_calibration([nchw], graph)):
+        assert len(samples) == 3
+        for sample, x in zip(samples, nchw):
+            assert sample[0].shape == (1, 4, 5, 3) and sample[0].flags.c_contiguous
+            np.testing.assert_array_equal(sample[0], np.transpose(x, (0, 2, 3, 1)).astype(np.float32))
+
+
+def test_samples_in_the_compiled_layout_are_refused_naming_both_shapes():
+    message = fails("calibration array 'x' has shape (3, 1, 4, 5, 3); expected (N, 1, 3, 4, 5) (the model's own "
+                    "layout, NCHW; the compiled input is (1, 4, 5, 3)", {"x": np.zeros((3, 1, 4, 5, 3))},
+                    nhwc_input_of_an_nchw_model())
+    assert message.endswith("give them as the model takes them (calibration data)")

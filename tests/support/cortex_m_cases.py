@@ -35,7 +35,7 @@ def compiled_single_op(folder: Path, name: str, model: bytes, op: str) -> tuple[
     path.write_bytes(model)
     graph = prepare_graph(path)
     (node,) = [n for n in graph.nodes if n.op == op]
-    return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case", "test").files.values())
+    return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case_model", "test").files.values())
 
 
 def with_node_attrs(graph, op: str, attrs: dict):

@@ -23,10 +23,24 @@ class Tensor:
     name: str
     type: TensorType
     data: np.ndarray | None = field(default=None, compare=False)
+    # A graph input stored in another layout than the source model's (an NCHW ONNX or PyTorch input compiled
+    # NHWC): the model's axes in stored order, stored = numpy.transpose(model_value, source_axes). None: the
+    # model's own layout. Data a user feeds the original model (calibration samples) is laid out this way.
+    source_axes: tuple[int, ...] | None = field(default=None, compare=False)
 
     @property
     def is_constant(self) -> bool:
         return self.data is not None
+
+    @property
+    def source_shape(self) -> tuple[int, ...]:
+        """The shape the source model gives this tensor (its stored shape when the layouts agree)."""
+        if self.source_axes is None:
+            return self.type.shape
+        shape = [0] * len(self.source_axes)
+        for stored, model_axis in enumerate(self.source_axes):
+            shape[model_axis] = self.type.shape[stored]
+        return tuple(shape)
 
 
 def _freeze(attrs: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,50 +1,40 @@
 """Calibration samples: read and check them before anything runs.
 
 The format (one rule, no guessing): an .npz holds one array per graph input, keyed by the input's name; a
-single-input model may instead take a bare .npy. Each array has shape (N, *input_shape): N samples, each of
-the input's full shape, batch dimension included (for an input (1, 8, 8, 1): (N, 1, 8, 8, 1)). Every input
-has the same N >= 1; values are float32 or float64 (cast to float32) and finite. Anything else is a
-one-line CompileError that names the input, and for bad values the sample index.
+single-input model may instead take a bare .npy. Each array has shape (N, *model_input_shape): N samples,
+each of the shape the original model takes, batch dimension included (for an input (1, 8, 8, 1): (N, 1, 8,
+8, 1)). For an NCHW ONNX or PyTorch model that is NCHW, whatever --io-layout says: a user's data pipeline
+feeds the model, not the compiled layout. Where the compiled input is NHWC, the samples are transposed here
+(the input tensor's `source_axes` records the model's layout). Every input has the same N >= 1; values are
+float32 or float64 (cast to float32) and finite. Anything else is a one-line CompileError that names the
+input (for a wrong shape, the given and the expected one; for bad values, the sample index). Files are read
+by array_files.py, which checks every header's size against the file before allocating anything.
 """
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..array_files import load_arrays
 from ..errors import CompileError
-from ..ir.graph import Graph
+from ..ir.graph import Graph, Tensor
 
 ACCEPTED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def load_calibration(path: str | Path, graph: Graph) -> list[list[np.ndarray]]:
     """Samples from an .npz/.npy file: a list of N samples, each a list of one array per graph input."""
-    path = Path(path)
     where = str(path)
-    try:
-        loaded = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise CompileError("calibration file not found", where) from None
-    except IsADirectoryError:
-        raise CompileError("calibration path is a directory", where) from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise CompileError(f"cannot read calibration data as .npy or .npz: {exc}", where) from None
+    loaded = load_arrays(path, "calibration")
     if isinstance(loaded, np.ndarray):
         if len(graph.inputs) != 1:
             raise CompileError(f"a bare .npy holds one array but the model has {len(graph.inputs)} inputs "
                                f"({', '.join(repr(n) for n in graph.inputs)}); use an .npz keyed by input name", where)
-        arrays = {graph.inputs[0]: loaded}
-    else:
-        with loaded:
-            try:
-                arrays = {key: loaded[key] for key in loaded.files}
-            except ValueError as exc:
-                raise CompileError(f"cannot read calibration data: {exc}", where) from None
-    return check_calibration(arrays, graph, where)
+        loaded = {graph.inputs[0]: loaded}
+    return check_calibration(loaded, graph, where)
 
 
 def check_calibration(arrays: Mapping[str, np.ndarray] | Sequence[np.ndarray], graph: Graph,
@@ -67,18 +57,12 @@ def check_calibration(arrays: Mapping[str, np.ndarray] | Sequence[np.ndarray], g
     checked: dict[str, np.ndarray] = {}
     count = None
     for name in graph.inputs:
-        t = graph.type_of(name)
+        tensor = graph.tensors[name]
         array = np.asarray(arrays[name])
         if array.dtype not in ACCEPTED_DTYPES:
             raise CompileError(f"calibration array '{name}' has dtype {array.dtype}; expected float32 or float64",
                                where)
-        if array.ndim != t.rank + 1 or tuple(array.shape[1:]) != t.shape:
-            expected = "(N, " + ", ".join(str(d) for d in t.shape) + ")"
-            hint = ""
-            if t.rank == 4 and tuple(array.shape[1:]) == (t.shape[0], t.shape[3], t.shape[1], t.shape[2]):
-                hint = " (the compiled input is NHWC; give NHWC samples, or compile with --io-layout nchw)"
-            raise CompileError(f"calibration array '{name}' has shape {tuple(array.shape)}; expected {expected}: "
-                               f"N samples of the input's full shape, batch dimension included{hint}", where)
+        _check_shape(name, tensor, array, where)
         if array.shape[0] == 0:
             raise CompileError(f"calibration set is empty (array '{name}' holds 0 samples)", where)
         if count is not None and array.shape[0] != count:
@@ -88,7 +72,30 @@ def check_calibration(arrays: Mapping[str, np.ndarray] | Sequence[np.ndarray], g
         finite = np.isfinite(array.reshape(count, -1)).all(axis=1)
         if not finite.all():
             raise CompileError(f"calibration array '{name}' sample {int(np.argmin(finite))} holds NaN or inf", where)
-        checked[name] = array.astype(np.float32)
+        if tensor.source_axes is not None:  # the model's layout -> the compiled one
+            array = np.transpose(array, (0, *(axis + 1 for axis in tensor.source_axes)))
+        checked[name] = np.ascontiguousarray(array, dtype=np.float32)
     if count is None:
         raise CompileError("the model has no inputs to calibrate", where)
     return [[checked[name][i] for name in graph.inputs] for i in range(count)]
+
+
+def _shape_text(shape) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+def _check_shape(name: str, tensor: Tensor, array: np.ndarray, where: str) -> None:
+    """(N, *the model's input shape), in the model's own layout; the error names both shapes."""
+    model_shape = tensor.source_shape
+    if array.ndim == len(model_shape) + 1 and tuple(array.shape[1:]) == model_shape:
+        return
+    layout = ""
+    if tensor.source_axes is not None:
+        layout = (f" (the model's own layout, NCHW; the compiled input is {_shape_text(tensor.type.shape)}, "
+                  f"transposed internally)")
+    hint = ""
+    if tensor.source_axes is not None and tuple(array.shape[1:]) == tensor.type.shape:
+        hint = "; these samples are in the compiled NHWC layout, give them as the model takes them"
+    expected = "(N, " + ", ".join(str(d) for d in model_shape) + ")"
+    raise CompileError(f"calibration array '{name}' has shape {_shape_text(array.shape)}; expected {expected}"
+                       f"{layout}: N samples of the shape the model takes, batch dimension included{hint}", where)

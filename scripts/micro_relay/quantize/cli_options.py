@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="quantize a float model to int8 activations and weights (needs --calibration)")
     group.add_argument("--calibration", metavar="PATH",
                        help=".npz with one array per input keyed by input name (or .npy for one input), each "
-                            "(N, *input_shape) with the batch dimension included")
+                            "(N, *model_input_shape) with the batch dimension included, in the model's own layout "
+                            "(NCHW for an NCHW ONNX or PyTorch model, whatever --io-layout says)")
     group.add_argument("--calibration-method", choices=METHODS, default="minmax",
                        help="how activation ranges are chosen (default: minmax)")
     group.add_argument("--percentile", type=float, default=99.99,

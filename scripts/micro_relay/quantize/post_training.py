@@ -3,7 +3,8 @@
     quantized = quantize_graph(float_graph, samples, QuantizeOptions(method="mse"))
 
 `samples` is a path to an .npz/.npy (calibration_data.py), arrays keyed by input name or listed in input
-order (each (N, *input_shape)), or already split samples (a list of lists of arrays). The input graph is
+order (each (N, *model_input_shape), in the original model's layout: NCHW for an NCHW ONNX or PyTorch model),
+or already split samples (a list of lists of arrays, each of the model's input shape). The input graph is
 left as it was; the result is a new graph. Refusals (an already quantized model, an op with no int8 kernel,
 an int16 node whose op has no int16 kernel) come before calibration runs, so they are quick.
 """

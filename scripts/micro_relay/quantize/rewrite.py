@@ -28,7 +28,7 @@ constants; a constant also read by a float node keeps its float version under it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -246,6 +246,7 @@ class _Emitter:
             if self.io == I8:
                 q = self.range_quant(name, I8)
                 self.add_tensor(name, TensorType(t.shape, I8, q))
+                self.tensors[name] = replace(self.tensors[name], source_axes=g.tensors[name].source_axes)
                 self.quants[I8][name] = q
             else:
                 self.tensors[name] = g.tensors[name]

@@ -8,14 +8,14 @@ with weights and windows) and `convert_tensor` (element-wise, shape and quantiza
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ...errors import CompileError
 from ...ir.graph import Graph, Tensor
 from ...ir.types import TensorType
-from .context import DTYPES, LowerContext, Value, channels_first
+from .context import DTYPES, TO_NHWC, LowerContext, Value, channels_first
 from .converters import CONVERTERS, TIR_CONVERTERS
 
 
@@ -80,8 +80,9 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
         if dtype is None:
             ctx.fail(f"input type {t.dtype} is not supported")
         if t.rank == 4 and io_layout == "nhwc":
-            shape = tuple(t.shape[a] for a in (0, 2, 3, 1))
+            shape = tuple(t.shape[a] for a in TO_NHWC)
             name = ctx.add_tensor(param.name, TensorType(shape, dtype))
+            ctx.tensors[name] = replace(ctx.tensors[name], source_axes=TO_NHWC)  # the model's layout, on record
             ctx.values[param] = Value(name, nhwc=True)
         else:
             name = ctx.add_tensor(param.name, TensorType(t.shape, dtype))
@@ -109,7 +110,7 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
     tensors = {n: ctx.tensors[n] for n in inputs}
     tensors.update(ctx.tensors)
     graph = Graph(tensors, (), tuple(inputs), tuple(outputs))
-    return graph.with_nodes(ctx.nodes, {k: Tensor(k, v.type, v.data) for k, v in tensors.items()})
+    return graph.with_nodes(ctx.nodes, {k: Tensor(k, v.type, v.data, v.source_axes) for k, v in tensors.items()})
 
 
 def _lower_binding(ctx: LowerContext, source: str, binding):
