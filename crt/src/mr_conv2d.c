@@ -103,7 +103,7 @@ static void steps_of(const mr_conv_geometry *g, conv_steps *s)
     s->image_size = g->in_h * g->in_w * g->in_c;
 }
 
-#if !MR_DSP /* the portable int8 path; the DSP path follows it */
+#if !MR_DSP_ASM /* the portable int8 path (also on DSP cores without MR_DSP_ASM); the DSP path follows it */
 /*
  * Products are formed two ways. Windows inside the image use raw inputs (the folded bias holds the zero
  * point): four accumulators in registers, as cheap as it gets on a Cortex-M. Windows that cross the border
@@ -282,7 +282,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     }
 }
 
-#endif /* !MR_DSP */
+#endif /* !MR_DSP_ASM */
 
 void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
                    int16_t *out)

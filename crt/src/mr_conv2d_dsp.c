@@ -1,14 +1,15 @@
 /*
  * nn.conv2d int8 on cores with the DSP extension (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): mr_conv2d_s8,
  * mr_conv2d_s8_pw8 and mr_conv2d_s8_pw16, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md
- * sections 2 and 8). The portable int8 path, int16 and float are in mr_conv2d.c; on other cores this file holds
- * only the _pw8 and _pw16 entries (calling it).
+ * sections 2 and 8). The portable int8 path, int16 and float are in mr_conv2d.c; on other cores, and in builds
+ * whose compiler cannot give the assembly 14 registers (MR_DSP_ASM in micro_relay/simd.h), this file holds only
+ * the _pw8 and _pw16 entries (calling it).
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
 #include "micro_relay/simd.h"
 
-#if MR_DSP
+#if MR_DSP_ASM
 /*
  * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
  * windows (im2col). Loop structure:
@@ -792,14 +793,14 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
     }
 }
 
-#endif /* MR_DSP */
+#endif /* MR_DSP_ASM */
 
 /* flatten: with mr_requant_zp_of inlined here, mr_conv2d_s8 keeps the only two other calls, which GCC then inlines
  * (four make it an out-of-line function, every other convolution 0.3-1% slower). */
 __attribute__((flatten)) void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                                 const int32_t *bias, int8_t *out, void *scratch)
 {
-#if MR_DSP
+#if MR_DSP_ASM
     pointwise16(p, in, w, bias, out, (int32_t *)scratch);
 #else
     mr_conv2d_s8(p, in, w, bias, out, scratch);
@@ -809,7 +810,7 @@ __attribute__((flatten)) void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, con
 void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                       int8_t *out, void *scratch)
 {
-#if MR_DSP
+#if MR_DSP_ASM
     pointwise8(p, in, w, bias, out, (int32_t *)scratch);
 #else
     mr_conv2d_s8(p, in, w, bias, out, scratch);

@@ -9,7 +9,7 @@
 #define MR_CONV_NOINLINE_DENSE
 #endif
 
-#if !MR_DSP
+#if !MR_DSP_ASM
 /* Dot product of int8 vectors: the inner loop once the zero points are folded into the bias. */
 static int32_t dot_s8(const int8_t *a, const int8_t *b, int32_t n)
 {

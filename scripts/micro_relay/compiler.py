@@ -34,7 +34,16 @@ from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
 from .plan.room import use_room
 
-CRT_DIR = Path(__file__).resolve().parents[2] / "crt"
+
+def _crt_dir() -> Path:
+    """The C runtime the compiler copies into every output folder: micro_relay/crt/ in an installed wheel (setup.py
+    puts it there), else the repository's crt/ beside scripts/ (a checkout or an editable install)."""
+    package = Path(__file__).resolve().parent
+    installed = package / "crt"
+    return installed if (installed / "include" / "micro_relay").is_dir() else package.parents[1] / "crt"
+
+
+CRT_DIR = _crt_dir()  # the one place that says where the CRT is
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,20 @@
 #define MR_DSP 0
 #endif
 
+/*
+ * MR_DSP_ASM: the int8 conv2d and dense DSP paths, whose inner loops are inline assembly that keeps 14 values in
+ * registers, every core register but sp and pc. That needs r7, which Thumb code keeps for the frame pointer at
+ * -O0, with -fno-omit-frame-pointer, and with clang (which keeps it on Arm at every level). Builds that keep a
+ * frame pointer (for GCC at -O1 and above the preprocessor cannot tell: define MR_KEEP_FRAME_POINTER, as Zephyr's
+ * CONFIG_FRAME_POINTER builds should) and clang builds take these two kernels' portable loops, bit-exact with
+ * TFLite Micro all the same; every other DSP path (depthwise, add, pooling) needs at most 13 registers and stays.
+ */
+#if MR_DSP && defined(__OPTIMIZE__) && !defined(__clang__) && !defined(MR_KEEP_FRAME_POINTER)
+#define MR_DSP_ASM 1
+#else
+#define MR_DSP_ASM 0
+#endif
+
 /* Four int8 values as one little-endian word, from any alignment. */
 static inline uint32_t mr_load_s8x4(const int8_t *p)
 {

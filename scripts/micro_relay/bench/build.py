@@ -21,8 +21,10 @@ LD_DIR = RUNNER_DIR / "ld"
 RUNNER_SOURCES = ("startup.c", "semihost.c", "timer.c", "libc_min.c")
 
 # What the issue asks of every build: size-optimized, each function and object in its own section so the
-# linker drops what nothing references.
-COMMON_FLAGS = ("-mthumb", "-Os", "-std=c99", "-ffunction-sections", "-fdata-sections")
+# linker drops what nothing references. Another level (OPT_LEVELS) checks that a debug build computes the same.
+OPT_LEVELS = ("0", "g", "1", "2", "3", "s")
+DEFAULT_OPT_LEVEL = "s"
+COMMON_FLAGS = ("-mthumb", "-std=c99", "-ffunction-sections", "-fdata-sections")
 RUNNER_FLAGS = ("-ffreestanding", "-Wall", "-Wextra")
 LINK_FLAGS = ("-nostdlib", "-Wl,--gc-sections")
 LIBRARIES = ("-Wl,--start-group", "-lm", "-lgcc", "-Wl,--end-group")
@@ -54,11 +56,22 @@ def _run(command: list[str], what: str, cwd: Path | None = None) -> None:
         raise CompileError(f"{what} failed: {line}", Path(command[-1]).name)
 
 
-def _compile_all(gcc: str, machine: Machine, jobs: list[tuple[Path, Path, tuple[str, ...]]]) -> None:
+def opt_flag(level: str) -> str:
+    """-O<level> for one of OPT_LEVELS."""
+    if level not in OPT_LEVELS:
+        raise CompileError(f"unknown optimization level '{level}' (choose from {', '.join(OPT_LEVELS)})",
+                           "--opt-level")
+    return f"-O{level}"
+
+
+def _compile_all(gcc: str, machine: Machine, jobs: list[tuple[Path, Path, tuple[str, ...]]],
+                 opt_level: str = DEFAULT_OPT_LEVEL) -> None:
     """Compile (source, object, extra flags) jobs in parallel."""
+    opt = opt_flag(opt_level)
+
     def one(job):
         source, obj, extra = job
-        _run([gcc, *machine.cflags, *COMMON_FLAGS, *extra, "-c", "-o", str(obj), str(source)],
+        _run([gcc, *machine.cflags, opt, *COMMON_FLAGS, *extra, "-c", "-o", str(obj), str(source)],
              f"arm-none-eabi-gcc on {source.name}")
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
@@ -75,22 +88,22 @@ def _link(gcc: str, machine: Machine, objects: list[Path], elf: Path, archives: 
 
 def build_runner(gcc: str, machine: Machine, model_dir: Path, build_dir: Path, main: str,
                  model_sources: list[Path], defines: tuple[str, ...] = (), model_flags: tuple[str, ...] = (),
-                 archives: tuple[Path, ...] = ()) -> Path:
+                 archives: tuple[Path, ...] = (), opt_level: str = DEFAULT_OPT_LEVEL) -> Path:
     """Compile the runner sources (with `main`) and the given model sources (with model_flags, e.g. a
-    library's include folder); link build_dir/runner.elf with the archives (e.g. CMSIS-NN's)."""
+    library's include folder) at -O<opt_level>; link build_dir/runner.elf with the archives (e.g. CMSIS-NN's)."""
     obj_dir = build_dir / "obj"
     obj_dir.mkdir(parents=True, exist_ok=True)
     include = (f"-I{RUNNER_DIR}", f"-I{model_dir}")
     jobs = [(RUNNER_DIR / s, obj_dir / f"mrb_{Path(s).stem}.o", (*RUNNER_FLAGS, *include, *defines))
             for s in (*RUNNER_SOURCES, main)]
     jobs += [(s, obj_dir / f"{s.stem}.o", (f"-I{model_dir}", *model_flags)) for s in model_sources]
-    _compile_all(gcc, machine, jobs)
+    _compile_all(gcc, machine, jobs, opt_level)
     return _link(gcc, machine, [obj for _, obj, _ in jobs], build_dir / "runner.elf", archives)
 
 
-def compile_jobs(gcc: str, machine: Machine):
+def compile_jobs(gcc: str, machine: Machine, opt_level: str = DEFAULT_OPT_LEVEL):
     """compile_all(jobs) for this compiler and board: (source, object, extra flags) jobs in parallel."""
-    return lambda jobs: _compile_all(gcc, machine, jobs)
+    return lambda jobs: _compile_all(gcc, machine, jobs, opt_level)
 
 
 def arena_flag(name: str) -> str:

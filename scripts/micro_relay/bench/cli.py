@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from .build import DEFAULT_OPT_LEVEL, OPT_LEVELS
 from .machines import MACHINES
 
 
@@ -25,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also time each layer in a separate instrumented build (adds \"layers\")")
     parser.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
                         help="kernel backend (default micro-relay); cmsis-nn needs the CMSIS-NN library")
+    parser.add_argument("--opt-level", choices=OPT_LEVELS, default=DEFAULT_OPT_LEVEL,
+                        help="compile the runner and the model at -O<level> (default s: the figures the project "
+                             "reports; 0 or g checks that a debug build computes the same outputs)")
     parser.add_argument("--cmsis-nn", metavar="DIR",
                         help="CMSIS-NN checkout (Include/, Source/) for --kernels cmsis-nn (default: $CMSIS_NN_PATH)")
 
@@ -34,6 +38,6 @@ def run(args) -> int:
 
     result = bench_model(args.model, args.machine, name=args.name, seed=args.seed, keep=args.keep,
                          runs=args.runs, timeout=args.timeout, profile=args.profile, kernels=args.kernels,
-                         cmsis_nn=args.cmsis_nn)
+                         cmsis_nn=args.cmsis_nn, opt_level=args.opt_level)
     print(json.dumps(result))
     return 0

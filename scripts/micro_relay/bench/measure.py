@@ -17,8 +17,8 @@ from ..compiler import compile_graph, default_name, prepare_graph, write_output
 from ..errors import CompileError
 from ..ir.registry import get_op
 from ..reference import run as reference_run
-from .build import (COMMON_FLAGS, arena_flag, build_runner, compile_jobs, find_tool, gcc_version, instrument_invoke,
-                    write_model_shim)
+from .build import (COMMON_FLAGS, DEFAULT_OPT_LEVEL, arena_flag, build_runner, compile_jobs, find_tool, gcc_version,
+                    instrument_invoke, opt_flag, write_model_shim)
 from .cmsis_nn import build_library, find_cmsis_nn, include_dir
 from .machines import Machine, get_machine
 from .report import image_sizes, linked_libraries
@@ -145,31 +145,33 @@ def _profile(gcc, qemu, machine: Machine, model, sources: list[Path], model_dir:
 def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: str | None = None,
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
                 timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False, kernels: str = "micro-relay",
-                cmsis_nn: str | Path | None = None) -> dict:
+                cmsis_nn: str | Path | None = None, opt_level: str = DEFAULT_OPT_LEVEL) -> dict:
     """Everything `micro-relay bench` prints, as a dict. kernels "cmsis-nn" builds with the CMSIS-NN library
-    at `cmsis_nn` (default: $CMSIS_NN_PATH)."""
+    at `cmsis_nn` (default: $CMSIS_NN_PATH); everything is compiled at -O<opt_level>."""
     if kernels == "cmsis-nn":
         find_cmsis_nn(cmsis_nn)  # a missing library fails before the model is even read
     graph = prepare_graph(model_path)
     return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
-                       timeout, profile, kernels, cmsis_nn)
+                       timeout, profile, kernels, cmsis_nn, opt_level)
 
 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
-                profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None) -> dict:
+                profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None,
+                opt_level: str = DEFAULT_OPT_LEVEL) -> dict:
     """bench_model for an optimized graph (e.g. one the quantizer produced)."""
     machine = get_machine(machine_name)
+    opt_flag(opt_level)  # an unknown level fails before anything is built
     if runs < 1:
         raise CompileError("runs must be at least 1", "--runs")
     cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
     model = compile_graph(graph, name, Path(source).name, kernels=kernels)
-    link: dict = {"model_flags": (arena_flag(name),)}
+    link: dict = {"model_flags": (arena_flag(name),), "opt_level": opt_level}
     if cmsis_root is not None:
-        link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"),
-                "archives": (build_library(gcc, (*machine.cflags, *COMMON_FLAGS), cmsis_root,
-                                           compile_jobs(gcc, machine)),)}
+        link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"), "opt_level": opt_level,
+                "archives": (build_library(gcc, (*machine.cflags, opt_flag(opt_level), *COMMON_FLAGS), cmsis_root,
+                                           compile_jobs(gcc, machine, opt_level)),)}
     model_path = source
     with _work_dir(keep) as work:
         model_dir = work / "model"
@@ -203,6 +205,8 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             "libraries": linked_libraries(elf.with_suffix(".map")),
             "gcc": gcc_version(gcc), "qemu": qemu_version(qemu),
         }
+        if opt_level != DEFAULT_OPT_LEVEL:
+            result["opt_level"] = opt_level
         if profile:
             result["layers"] = _profile(gcc, qemu, machine, model, sources, model_dir, work, timeout, link)
     return result
