@@ -1,5 +1,6 @@
 """QDQ int8 ONNX models (onnxruntime's quantize_static, per-tensor and per-channel weights) compile to
-integer kernels and agree with onnxruntime: within one quantization step of the output on at least 99.9% of
+integer kernels and agree with onnxruntime run with graph optimizations off (QDQ executed as written; the
+optimized session's int8 kernels differ by CPU): within one quantization step of the output on at least 99.9% of
 outputs, and on the argmax of every classifier sample."""
 
 from __future__ import annotations
@@ -8,10 +9,11 @@ import numpy as np
 import pytest
 
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
-ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("onnxruntime")
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static  # noqa: E402
 from support import torch_models  # noqa: E402
 from support.c_harness import compile_and_run  # noqa: E402
+from support.ort_oracle import oracle_session, run_each  # noqa: E402
 
 from micro_relay.frontend import load_model  # noqa: E402
 from micro_relay.passes import run_pipeline  # noqa: E402
@@ -55,8 +57,7 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
             assert graph.type_of(node.inputs[1]).dtype.value == "int8", node
     assert any(n.op in WEIGHT_OPS for n in graph.nodes)
     inputs = torch_models.samples(shape, 40, seed=11)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
     diff = np.abs(np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]) - np.stack(expected))
@@ -73,8 +74,7 @@ def test_uint8_activations_become_int8(tmp_path):
     graph = run_pipeline(load_model(path))
     assert all(graph.type_of(n.outputs[0]).dtype.value != "uint8" for n in graph.nodes)
     inputs = torch_models.samples(shape, 20, seed=3)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
     assert max(float(np.max(np.abs(g.reshape(e.shape) - e))) for g, e in zip(got, expected)) <= step * 1.001
