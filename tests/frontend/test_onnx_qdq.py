@@ -1,7 +1,9 @@
 """QDQ int8 ONNX models (onnxruntime's quantize_static, per-tensor and per-channel weights) compile to
 integer kernels and agree with onnxruntime run with graph optimizations off (QDQ executed as written; the
-optimized session's int8 kernels differ by CPU): within one quantization step of the output on at least 99.9% of
-outputs, and on the argmax of every classifier sample."""
+optimized session's int8 kernels differ by CPU): within one quantization step of the output on at least
+99.9% of outputs, and on the argmax of every classifier sample whose top class leads by more than two steps
+(closer ones may swap within the one-step tolerance). The models include ReLU networks and the activations
+whose integer kernels fix their output scale: tanh and sigmoid hidden layers, SiLU, squeeze-excite, softmax."""
 
 from __future__ import annotations
 
@@ -60,12 +62,17 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
     expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
-    diff = np.abs(np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]) - np.stack(expected))
-    within = np.mean(diff <= step * 1.001)
-    assert within >= 0.999, f"{within:.4f} of outputs within one step ({step}); worst {diff.max() / step:.2f} steps"
+    got, expected = np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]), np.stack(expected)
+    steps = np.abs(got - expected) / step
+    within = np.mean(steps <= 1.001)
+    assert within >= 0.999, f"{within:.4f} of outputs within one step ({step}); worst {steps.max():.2f} steps"
     if classifier:
-        agree = [int(np.argmax(g)) == int(np.argmax(e)) for g, e in zip(got, expected)]
-        assert all(agree), f"argmax differs on {agree.count(False)} of {len(agree)} samples"
+        got, expected = got.reshape(len(inputs), -1), expected.reshape(len(inputs), -1)
+        top2 = np.sort(expected, axis=1)[:, -2:]
+        decisive = (top2[:, 1] - top2[:, 0]) / step > 2.001
+        agree = np.argmax(got, axis=1) == np.argmax(expected, axis=1)
+        assert decisive.sum() >= len(inputs) // 2, f"only {decisive.sum()} samples with a clear top class"
+        assert agree[decisive].all(), f"argmax differs on {np.sum(~agree[decisive])} of {decisive.sum()} samples"
 
 
 def test_uint8_activations_become_int8(tmp_path):
