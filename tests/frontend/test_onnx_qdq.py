@@ -58,6 +58,8 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
             assert graph.type_of(node.inputs[0]).dtype.value == "int8", node
             assert graph.type_of(node.inputs[1]).dtype.value == "int8", node
     assert any(n.op in WEIGHT_OPS for n in graph.nodes)
+    float_ops = {n.op for n in graph.nodes if graph.type_of(n.outputs[0]).dtype.value == "float32"}
+    assert float_ops <= {"qnn.dequantize", "mean"}, f"{float_ops} run in float"  # mean: lower_qdq.KEEP_FLOAT
     inputs = torch_models.samples(shape, 40, seed=11)
     expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
