@@ -77,9 +77,11 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
         assert agree[decisive].all(), f"argmax differs on {np.sum(~agree[decisive])} of {decisive.sum()} samples"
 
 
-def test_uint8_activations_become_int8(tmp_path):
-    """quantize_static's default uint8 activations run on the int8 kernels (zero point - 128, exact)."""
-    path, shape, _ = quantized_model("ds_kws", True, tmp_path, activation_type=QuantType.QUInt8)
+@pytest.mark.parametrize("name", ["ds_kws", "tanh_sigmoid_mlp"])
+def test_uint8_activations_become_int8(name, tmp_path):
+    """quantize_static's default uint8 activations run on the int8 kernels (zero point - 128, exact), the
+    fixed-unit ones (tanh, sigmoid) with their requantize."""
+    path, shape, _ = quantized_model(name, True, tmp_path, activation_type=QuantType.QUInt8)
     graph = run_pipeline(load_model(path))
     assert all(graph.type_of(n.outputs[0]).dtype.value != "uint8" for n in graph.nodes)
     inputs = torch_models.samples(shape, 20, seed=3)
