@@ -154,7 +154,8 @@ def main(argv=None) -> int:
     for r in rows:
         lines.append(f"| {r['model']} | {r['nodes']} | {r['arena']:,} | {r['live_sum']:,} | {r['arena'] / r['live_sum']:.2f} | "
                      f"{r['ours_us']:.1f} | {r['ort_us']:.1f} | {r['ours_us'] / r['ort_us']:.2f} | {r['compile_s']:.2f} | "
-                     f"{r['cli_s']:.1f} | {r['flash'] if r['flash'] is not None else '-':,} | {r['ram'] if r['ram'] is not None else '-':,} | "
+                     f"{r['cli_s']:.1f} | {r['flash'] if r['flash'] is not None else '-':,} | "
+                     f"{r['ram'] if r['ram'] is not None else '-':,} | "
                      f"{diff(r['vs_oracle'], r['in_steps'])} | {diff(r['optimized_vs_oracle'], r['in_steps'])} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))

@@ -15,11 +15,14 @@ from micro_relay.passes.lower_qdq import lower_qdq
 from micro_relay.reference import run
 
 IN_SCALE, IN_ZP = 0.045, 7
-FLOAT_FNS = {
-    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
-    "tanh": np.tanh,
-    "nn.softmax": lambda x: np.exp(x - x.max(-1, keepdims=True)) / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True),
-}
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+FLOAT_FNS = {"sigmoid": lambda x: 1 / (1 + np.exp(-x)), "tanh": np.tanh, "nn.softmax": _softmax}
 
 
 def _graph(op: str, shape, out_scale: float, out_zp: int) -> str:

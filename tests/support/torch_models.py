@@ -1,8 +1,8 @@
 """PyTorch networks the ONNX/PyTorch frontend tests compile: seeded weights, batch-norm statistics that are
 not the identity, and the shapes MCU models use (an MLP, a CNN with batch norm and a residual add, a
 depthwise-separable keyword-spotting net, pooling + softmax) and the activations whose integer kernels fix
-their output scale (tanh and sigmoid hidden layers, SiLU, a squeeze-excite block, a softmax head). Each entry: (name, constructor, input shape,
-is a classifier)."""
+their output scale (tanh and sigmoid hidden layers, SiLU, a squeeze-excite block, a softmax head). Each
+entry: (name, constructor, input shape, is a classifier)."""
 
 from __future__ import annotations
 
