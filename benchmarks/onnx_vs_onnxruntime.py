@@ -6,7 +6,9 @@ the sum of live tensor bytes at the peak step of the same order (what an interpr
 tensor its own buffer needs), host latency (compiled C at -O2 vs onnxruntime on one thread; medians of
 interleaved runs; ratio), compile time in-process (tvm already imported) and as a fresh `micro-relay
 compile` process (Python start-up and the tvm import included), and flash/RAM of the model's objects for
-Cortex-M4 -Os. Writes a Markdown section.
+Cortex-M4 -Os, and agreement: the compiled C and onnxruntime's optimized session against the oracle (onnxruntime
+with graph optimizations off, tests/support/ort_oracle.py), in output steps for QDQ models. The optimized
+session's int8 kernels depend on the CPU: its column is for information. Writes a Markdown section.
 
     python3 benchmarks/onnx_vs_onnxruntime.py [--out BENCHMARKS-onnx.md] [--runs 200]
 """
@@ -41,13 +43,9 @@ def live_sum(graph, order) -> int:
 
 
 def time_onnxruntime(path: Path, x: np.ndarray, runs: int) -> list[float]:
-    import onnxruntime as ort
+    from support.ort_oracle import optimized_session
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    session = optimized_session(path, threads=1)  # onnxruntime as users run it
     feed = {"input": x}
     session.run(None, feed)
     times = []
@@ -56,6 +54,26 @@ def time_onnxruntime(path: Path, x: np.ndarray, runs: int) -> list[float]:
         session.run(None, feed)
         times.append((time.perf_counter_ns() - start) / 1e3)
     return times
+
+
+def agreement(graph, path: Path, shape, folder: Path) -> tuple[float, float, bool]:
+    """Largest difference from the oracle over 20 samples, of the compiled C and of onnxruntime's optimized
+    session; in output steps for a quantized output (True), else absolute."""
+    from support.c_harness import compile_and_run
+    from support.ort_oracle import optimized_session, oracle_session, run_each
+    from support.torch_models import samples, to_nhwc
+
+    inputs = samples(shape, 20, seed=11)
+    expected = np.stack(run_each(oracle_session(path), inputs))
+    optimized = np.stack(run_each(optimized_session(path), inputs))
+    ours = np.stack([s[0].reshape(expected.shape[1:]) for s in
+                     compile_and_run(graph, [[to_nhwc(x)] for x in inputs], folder)])
+    producer = {o: n for n in graph.nodes for o in n.outputs}.get(graph.outputs[0])
+    step = 1.0
+    if producer is not None and producer.op == "qnn.dequantize":
+        step = graph.type_of(producer.inputs[0]).quant.scale
+    return (float(np.max(np.abs(ours - expected))) / step, float(np.max(np.abs(optimized - expected))) / step,
+            step != 1.0)
 
 
 def measure(label: str, path: Path, shape, runs: int) -> dict:
@@ -79,7 +97,8 @@ def measure(label: str, path: Path, shape, runs: int) -> dict:
             ours += time_compiled(exe, [to_nhwc(x)], runs // 5)
             theirs += time_onnxruntime(path, x, runs // 5)
         sizes = arm_size(out, "net")
-    return {"model": label, "nodes": len(graph.nodes), "arena": model.plan.arena_bytes,
+        vs_oracle, optimized_vs_oracle, in_steps = agreement(graph, path, shape, out / "agreement")
+    return {"vs_oracle": vs_oracle, "optimized_vs_oracle": optimized_vs_oracle, "in_steps": in_steps, "model": label, "nodes": len(graph.nodes), "arena": model.plan.arena_bytes,
             "live_sum": live_sum(model.graph, model.plan.order), "ours_us": statistics.median(ours),
             "ort_us": statistics.median(theirs), "compile_s": compile_s, "cli_s": cli_s,
             "flash": sizes[0] if sizes else None, "ram": sizes[1] if sizes else None}
@@ -119,15 +138,25 @@ def main(argv=None) -> int:
         "quantize_static (per-channel). Latency: compiled C (gcc -O2) vs onnxruntime on one thread, medians of "
         f"{args.runs} interleaved runs. Live sum: bytes of all tensors live at the peak step of the same order, each "
         "in its own buffer. Compile: in-process with tvm already imported / a fresh `micro-relay compile` process "
-        f"(the tvm import alone takes {tvm_import_s:.1f} s). Flash/RAM: the model's objects for Cortex-M4 -Os.",
+        f"(the tvm import alone takes {tvm_import_s:.1f} s). Flash/RAM: the model's objects for Cortex-M4 -Os. "
+        "C vs oracle, ORT vs oracle: largest difference on 20 samples from onnxruntime with graph optimizations "
+        "off (QDQ executed as written), of the compiled C and of the optimized onnxruntime session timed here "
+        "(whose int8 kernels depend on the CPU); output steps for QDQ, absolute for float.",
         "",
-        "| model | nodes | arena B | live sum B | arena/live | C µs | onnxruntime µs | C/ORT | compile s | CLI s | flash B | RAM B |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| model | nodes | arena B | live sum B | arena/live | C µs | onnxruntime µs | C/ORT | compile s | CLI s | flash B "
+        "| RAM B | C vs oracle | ORT vs oracle |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+
+    def diff(value, in_steps):
+        return f"{value:.0f} steps" if in_steps else f"{value:.1e}"
+
     for r in rows:
         lines.append(f"| {r['model']} | {r['nodes']} | {r['arena']:,} | {r['live_sum']:,} | {r['arena'] / r['live_sum']:.2f} | "
                      f"{r['ours_us']:.1f} | {r['ort_us']:.1f} | {r['ours_us'] / r['ort_us']:.2f} | {r['compile_s']:.2f} | "
-                     f"{r['cli_s']:.1f} | {r['flash'] if r['flash'] is not None else '-':,} | {r['ram'] if r['ram'] is not None else '-':,} |")
+                     f"{r['cli_s']:.1f} | {r['flash'] if r['flash'] is not None else '-':,} | "
+                     f"{r['ram'] if r['ram'] is not None else '-':,} | "
+                     f"{diff(r['vs_oracle'], r['in_steps'])} | {diff(r['optimized_vs_oracle'], r['in_steps'])} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0

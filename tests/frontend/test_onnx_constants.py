@@ -9,9 +9,10 @@ import onnx
 import pytest
 
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
-ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("onnxruntime")
 from support import torch_models  # noqa: E402
 from support.c_harness import compile_and_run  # noqa: E402
+from support.ort_oracle import oracle_session  # noqa: E402
 
 from micro_relay.frontend import load_model  # noqa: E402
 from micro_relay.passes import run_pipeline  # noqa: E402
@@ -39,7 +40,7 @@ def test_shape_arithmetic_folds_and_pad_merges_into_the_conv(tmp_path):
     conv = next(n for n in graph.nodes if n.op == "nn.conv2d")
     assert conv.attrs["padding"] == (2, 1, 0, 1)  # (top, left, bottom, right)
     assert not any(n.op == "nn.pad" for n in graph.nodes)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    session = oracle_session(path)
     inputs = torch_models.samples((1, 3, 6, 6), 3, seed=9)
     got = compile_and_run(graph, [[x] for x in inputs], tmp_path / "c")
     for sample, x in zip(got, inputs):

@@ -1,6 +1,9 @@
 """QDQ int8 ONNX models (onnxruntime's quantize_static, per-tensor and per-channel weights) compile to
-integer kernels and agree with onnxruntime: within one quantization step of the output on at least 99.9% of
-outputs, and on the argmax of every classifier sample."""
+integer kernels and agree with onnxruntime run with graph optimizations off (QDQ executed as written; the
+optimized session's int8 kernels differ by CPU): within one quantization step of the output on at least
+99.9% of outputs, and on the argmax of every classifier sample whose top class leads by more than two steps
+(closer ones may swap within the one-step tolerance). The models include ReLU networks and the activations
+whose integer kernels fix their output scale: tanh and sigmoid hidden layers, SiLU, squeeze-excite, softmax."""
 
 from __future__ import annotations
 
@@ -8,10 +11,11 @@ import numpy as np
 import pytest
 
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
-ort = pytest.importorskip("onnxruntime")
+pytest.importorskip("onnxruntime")
 from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static  # noqa: E402
 from support import torch_models  # noqa: E402
 from support.c_harness import compile_and_run  # noqa: E402
+from support.ort_oracle import oracle_session, run_each  # noqa: E402
 
 from micro_relay.frontend import load_model  # noqa: E402
 from micro_relay.passes import run_pipeline  # noqa: E402
@@ -54,27 +58,34 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
             assert graph.type_of(node.inputs[0]).dtype.value == "int8", node
             assert graph.type_of(node.inputs[1]).dtype.value == "int8", node
     assert any(n.op in WEIGHT_OPS for n in graph.nodes)
+    float_ops = {n.op for n in graph.nodes if graph.type_of(n.outputs[0]).dtype.value == "float32"}
+    assert float_ops <= {"qnn.dequantize", "mean"}, f"{float_ops} run in float"  # mean: lower_qdq.KEEP_FLOAT
     inputs = torch_models.samples(shape, 40, seed=11)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
-    diff = np.abs(np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]) - np.stack(expected))
-    within = np.mean(diff <= step * 1.001)
-    assert within >= 0.999, f"{within:.4f} of outputs within one step ({step}); worst {diff.max() / step:.2f} steps"
+    got, expected = np.stack([g.reshape(e.shape) for g, e in zip(got, expected)]), np.stack(expected)
+    steps = np.abs(got - expected) / step
+    within = np.mean(steps <= 1.001)
+    assert within >= 0.999, f"{within:.4f} of outputs within one step ({step}); worst {steps.max():.2f} steps"
     if classifier:
-        agree = [int(np.argmax(g)) == int(np.argmax(e)) for g, e in zip(got, expected)]
-        assert all(agree), f"argmax differs on {agree.count(False)} of {len(agree)} samples"
+        got, expected = got.reshape(len(inputs), -1), expected.reshape(len(inputs), -1)
+        top2 = np.sort(expected, axis=1)[:, -2:]
+        decisive = (top2[:, 1] - top2[:, 0]) / step > 2.001
+        agree = np.argmax(got, axis=1) == np.argmax(expected, axis=1)
+        assert decisive.sum() >= len(inputs) // 2, f"only {decisive.sum()} samples with a clear top class"
+        assert agree[decisive].all(), f"argmax differs on {np.sum(~agree[decisive])} of {decisive.sum()} samples"
 
 
-def test_uint8_activations_become_int8(tmp_path):
-    """quantize_static's default uint8 activations run on the int8 kernels (zero point - 128, exact)."""
-    path, shape, _ = quantized_model("ds_kws", True, tmp_path, activation_type=QuantType.QUInt8)
+@pytest.mark.parametrize("name", ["ds_kws", "tanh_sigmoid_mlp"])
+def test_uint8_activations_become_int8(name, tmp_path):
+    """quantize_static's default uint8 activations run on the int8 kernels (zero point - 128, exact), the
+    fixed-unit ones (tanh, sigmoid) with their requantize."""
+    path, shape, _ = quantized_model(name, True, tmp_path, activation_type=QuantType.QUInt8)
     graph = run_pipeline(load_model(path))
     assert all(graph.type_of(n.outputs[0]).dtype.value != "uint8" for n in graph.nodes)
     inputs = torch_models.samples(shape, 20, seed=3)
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    expected = [session.run(None, {"input": x})[0] for x in inputs]
+    expected = run_each(oracle_session(path), inputs)
     got = [s[0] for s in compile_and_run(graph, [[torch_models.to_nhwc(x)] for x in inputs], tmp_path / "c")]
     step = _output_step(graph)
     assert max(float(np.max(np.abs(g.reshape(e.shape) - e))) for g, e in zip(got, expected)) <= step * 1.001

@@ -1,7 +1,8 @@
 """PyTorch networks the ONNX/PyTorch frontend tests compile: seeded weights, batch-norm statistics that are
 not the identity, and the shapes MCU models use (an MLP, a CNN with batch norm and a residual add, a
-depthwise-separable keyword-spotting net, pooling + softmax). Each entry: (name, constructor, input shape,
-is a classifier)."""
+depthwise-separable keyword-spotting net, pooling + softmax) and the activations whose integer kernels fix
+their output scale (tanh and sigmoid hidden layers, SiLU, a squeeze-excite block, a softmax head). Each
+entry: (name, constructor, input shape, is a classifier)."""
 
 from __future__ import annotations
 
@@ -99,12 +100,84 @@ class Conv1dAudio(nn.Module):
         return self.classifier(torch.mean(self.features(x), dim=2))
 
 
+class TanhSigmoidMLP(nn.Module):
+    """Hidden layers through tanh and sigmoid: integer kernels whose output scales (1/128, 1/256) are fixed."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(64, 32), nn.Tanh(), nn.Linear(32, 16), nn.Sigmoid(), nn.Linear(16, 10))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class SqueezeExcite(nn.Module):
+    """x * sigmoid(fc(relu(fc(avgpool(x))))): a per-channel gate multiplied into the feature map."""
+
+    def __init__(self, channels: int, reduced: int):
+        super().__init__()
+        self.fc1 = nn.Linear(channels, reduced)
+        self.fc2 = nn.Linear(reduced, channels)
+
+    def forward(self, x):
+        s = torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1)
+        s = torch.sigmoid(self.fc2(torch.relu(self.fc1(s))))
+        return x * s.view(s.shape[0], s.shape[1], 1, 1)
+
+
+class SqueezeExciteCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU())
+        self.se = SqueezeExcite(16, 4)
+        self.down = nn.Sequential(nn.Conv2d(16, 16, 3, stride=2, padding=1), nn.ReLU())
+        self.head = nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.down(self.se(self.stem(x)))
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(x, 1), 1))
+
+
+class SiLUCNN(nn.Module):
+    """x * sigmoid(x) after a conv, a depthwise conv and a pointwise conv (SiLU exports as Sigmoid, Mul)."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(3, 12, 3, padding=1), nn.BatchNorm2d(12), nn.SiLU(),
+                                      nn.Conv2d(12, 12, 3, padding=1, groups=12), nn.BatchNorm2d(12), nn.SiLU(),
+                                      nn.Conv2d(12, 16, 1), nn.SiLU())
+        self.head = nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.head(torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1))
+
+
+class SoftmaxHead(nn.Module):
+    """A classifier whose output is a softmax over ten classes (head weights scaled up, as a trained head's are,
+    so that the classes are not all near 1/10)."""
+
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 8, 3, stride=2), nn.ReLU(), nn.Conv2d(8, 16, 3), nn.ReLU())
+        self.head = nn.Linear(16, 10)
+        with torch.no_grad():
+            self.head.weight.mul_(8)
+
+    def forward(self, x):
+        x = torch.flatten(nn.functional.adaptive_avg_pool2d(self.features(x), 1), 1)
+        return torch.softmax(self.head(x), dim=-1)
+
+
 MODELS = {
     "mlp": (MLP, (1, 64), True),
     "residual_cnn": (ResidualCNN, (1, 3, 16, 16), True),
     "ds_kws": (DSKWS, (1, 1, 49, 10), True),
     "pool_softmax": (PoolSoftmax, (1, 3, 18, 18), True),
     "conv1d_audio": (Conv1dAudio, (1, 8, 40), True),
+    "tanh_sigmoid_mlp": (TanhSigmoidMLP, (1, 64), True),
+    "se_cnn": (SqueezeExciteCNN, (1, 3, 12, 12), True),
+    "silu_cnn": (SiLUCNN, (1, 3, 12, 12), True),
+    "softmax_head": (SoftmaxHead, (1, 1, 16, 16), True),
 }
 
 

@@ -15,6 +15,12 @@ quantized tensors, so, walking the nodes in order:
    parameters (its `prepare`). Otherwise it stays float between its dequantize and quantize nodes, except
    for ops with weights: those are refused, since running them in float would mean dequantizing weights.
    `mean` always stays float (KEEP_FLOAT says why).
+   Some integer kernels fix their output quantization (FIXED_OUTPUT: logistic, tanh, softmax); the model's
+   quantize after such an op has its own, calibrated scale and zero point. The op then writes a tensor of
+   the fixed quantization and a requantize (quantize int8 -> int8, TFLite's QUANTIZE) takes it to the
+   model's, unless the two are the same. That stays within one of the model's steps while the kernel's
+   unit is at most two of them (its rounding error, half a unit, is then under one step, and two reals less
+   than a step apart round at most one step apart); a finer model scale keeps the op in float.
 4. quantize(dequantize(x)) with x's own type is x.
 Dequantize nodes left without readers are removed by dead-code elimination.
 """
@@ -39,6 +45,15 @@ QDQ = frozenset({"qnn.quantize", "qnn.dequantize"})
 # one step off at times, and the layers after it amplify that (two steps at a 1-D model's logits, measured).
 # A mean is one pass over its input, cheap next to the convolutions around it.
 KEEP_FLOAT = frozenset({"mean"})
+# The output quantization each int8 integer kernel assumes, by op: ops/sigmoid.py, ops/tanh.py and
+# ops/softmax.py (TFLite's logistic, tanh and softmax kernels compute in these units whatever the output says).
+# Not int16 softmax: its table kernel is up to about 20 of its own units off exact (measured), many steps of
+# any scale near its 1/32768, so it runs only where the model asks for those units and stays float elsewhere.
+FIXED_OUTPUT = {
+    ("sigmoid", DType.INT8): Quant.tensor(1 / 256, -128),
+    ("tanh", DType.INT8): Quant.tensor(1 / 128, 0),
+    ("nn.softmax", DType.INT8): Quant.tensor(1 / 256, -128),
+}
 
 
 class _Rewriter:
@@ -143,12 +158,21 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
     target = rw.nodes[quantizers[0]].outputs[0]
     if weight_op and len(inputs) > 2 and inputs[2]:
         inputs[2] = _integer_bias(rw, node, inputs[0], inputs[1])
-    candidate = replace(node, inputs=tuple(inputs), outputs=(target,))
+    fixed = _kernel_units(node, rw.tensors[target].type)
+    if fixed is not None and fixed.scale > 2 * rw.tensors[target].type.quant.scale:
+        return False  # the model's scale is finer than half the kernel's unit: a requantize would lose steps
+    requantize = _requantize_node(rw, fixed, target, node.name) if fixed is not None else None
+    written = requantize.inputs[0] if requantize else target
+    candidate = replace(node, inputs=tuple(inputs), outputs=(written,))
     if activation != "none":
         candidate = candidate.with_attrs(activation=activation)
     try:
         get_op(candidate.op).prepare(rw.view([candidate]), candidate)
+        if requantize:
+            get_op(requantize.op).prepare(rw.view([candidate, requantize]), requantize)
     except CompileError as exc:
+        if requantize:
+            del rw.tensors[written]
         if weight_op:
             raise CompileError(f"quantized {node.op} has no integer kernel for these parameters: {exc.what}",
                                op_where(rw.graph, node)) from None
@@ -162,7 +186,31 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
         for i, n in enumerate(rw.nodes):
             if n is not None and n.outputs == (tail,):
                 rw.nodes[i] = None
+    if requantize:
+        rw.nodes.insert(index + 1, requantize)
     return True
+
+
+def _kernel_units(node: Node, want: TensorType) -> Quant | None:
+    """The output quantization the op's integer kernel computes in (FIXED_OUTPUT), when the model's quantize
+    after it asks for another; None when the kernel follows the model's output quantization."""
+    fixed = FIXED_OUTPUT.get((node.op, want.dtype))
+    if fixed is None or want.quant is None or _same_quant(want.quant, fixed):
+        return None
+    return fixed
+
+
+def _requantize_node(rw: _Rewriter, fixed: Quant, target: str, name: str) -> Node:
+    """quantize(int8 -> int8) from a new tensor in the kernel's units (which the op will write) to `target`."""
+    want = rw.tensors[target].type
+    written = rw.fresh(target + "_fixed")
+    rw.tensors[written] = Tensor(written, TensorType(want.shape, want.dtype, fixed))
+    return Node("qnn.quantize", (written,), (target,), {}, name=name)
+
+
+def _same_quant(a: Quant, b: Quant) -> bool:
+    """Equal per-tensor quantization as a float32 kernel parameter sees it."""
+    return not a.per_channel and a.zero_point == b.zero_point and np.float32(a.scale) == np.float32(b.scale)
 
 
 def _move(rw: _Rewriter, index: int, node: Node, inputs: list[str]) -> bool:

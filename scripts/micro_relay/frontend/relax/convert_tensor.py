@@ -163,6 +163,12 @@ def reshape(ctx, attrs, args, out, hint):
         shape = tuple(out.shape[a] for a in channels_last(out.rank))
         return Value(ctx.node("reshape", [x.name], _out(ctx, shape, t.dtype, t.quant), hint, newshape=shape), True)
     name = x.name if not x.nhwc or _plain_copy(ctx, x) else ctx.model_order(x, hint)
+    if out.rank in (3, 4) and int(np.prod(out.shape[2:])) == 1:
+        # a vector as a 1x1 image (a squeeze-excite gate before it scales a feature map): its channels-first
+        # and channels-last bytes are the same, so it is stored channels-last and meets NHWC maps as they are
+        t = ctx.type_of(name)
+        shape = tuple(out.shape[a] for a in channels_last(out.rank))
+        return Value(ctx.node("reshape", [name], _out(ctx, shape, t.dtype, t.quant), hint, newshape=shape), True)
     t = ctx.type_of(name)
     return Value(ctx.node("reshape", [name], _out(ctx, out.shape, t.dtype, t.quant), hint, newshape=out.shape))
 
