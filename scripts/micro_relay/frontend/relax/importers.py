@@ -36,7 +36,6 @@ SUPPORTED_ONNX_OPS = frozenset({
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
 })
-CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})
 IO_LAYOUTS = ("nhwc", "nchw")
 
 
@@ -66,12 +65,9 @@ def _check_layout(io_layout: str):
 
 
 def _check_onnx_graph(model, source: str) -> bool:
-    """Refuse control flow and unknown operators, naming the node; True when the model has QDQ nodes."""
+    """Refuse unknown operators, naming the node; True when the model has QDQ nodes."""
     unsupported = []
     for node in model.graph.node:
-        if node.op_type in CONTROL_FLOW:
-            raise CompileError(f"control flow ({node.op_type}) is outside Micro Relay: it compiles static "
-                               f"graphs only", node_where(source, node))
         if node.op_type not in SUPPORTED_ONNX_OPS or node.domain not in ("", "ai.onnx"):
             unsupported.append(node)
     if unsupported:

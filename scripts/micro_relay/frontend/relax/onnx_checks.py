@@ -6,6 +6,7 @@ the onnx package or tvm, and never after materializing a tensor its dims merely 
   and onnxruntime agree on (below opset 6 onnxruntime has no kernels for most operators; above 28 neither
   onnx 1.23 nor onnxruntime 1.32 knows the operators; tvm refuses IR versions below 3);
 - names: every name is valid UTF-8 (otherwise protobuf hands over bytes and every later message breaks);
+- control flow (If, Loop, Scan) is outside Micro Relay;
 - tensors: initializers and Constant values hold exactly the data their dims declare (onnx_tensors.py);
 - the graph: declared inputs and outputs have a tensor type and a size a 32-bit target can hold; every tensor
   has one writer; every node input is produced earlier; every graph output is produced;
@@ -22,6 +23,7 @@ IR_VERSIONS = (3, 14)
 OPSETS = (6, 28)
 DEFAULT_DOMAINS = ("", "ai.onnx")
 _LEGACY_BROADCAST = frozenset({"Add", "Sub", "Mul", "Div"})
+CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})
 
 
 def node_where(source: str, node) -> str:
@@ -181,9 +183,17 @@ def check_legacy_semantics(model, opset: int, shapes: dict, source: str) -> None
                                "supported", node_where(source, node))
 
 
+def check_control_flow(model, source: str) -> None:
+    for node in model.graph.node:
+        if node.op_type in CONTROL_FLOW:
+            raise CompileError(f"control flow ({node.op_type}) is outside Micro Relay: it compiles static "
+                               f"graphs only", node_where(source, node))
+
+
 def check_model(model, source: str) -> int:
     """Every check that needs only the model proto; returns the default-domain opset."""
     check_names(model, source)
+    check_control_flow(model, source)
     opset = check_versions(model, source)
     check_tensors(model, source)
     check_graph(model, source)
