@@ -370,3 +370,34 @@ def test_zero_point_in_the_wrong_field(tmp_path, capfd):
     zero_point.int64_data[:] = [2**40]
     assert _refused(tmp_path, capfd, model) == \
         "error: initializer 'z' is INT8 but stores its values in int64_data (expected int32_data) (m.onnx: initializer 'z')"
+
+
+def _per_channel_dense(scale_count, axis=0):
+    """A QDQ dense layer whose weight dequantize has `scale_count` per-axis scales (4 output channels)."""
+    inits = [numpy_helper.from_array(np.ones((4, 8), np.int8), "w"),
+             numpy_helper.from_array(np.full(scale_count, 0.1, np.float32), "ws"),
+             numpy_helper.from_array(np.zeros(scale_count, np.int8), "wz"),
+             numpy_helper.from_array(np.array(0.1, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="qx"),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dqx"),
+             helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="dqw", axis=axis),
+             helper.make_node("Gemm", ["xd", "wd"], ["g"], name="fc", transB=1),
+             helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"], name="qg"),
+             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["y"], name="dqg")]
+    return _model(nodes, [_vi("x", [1, 8])], [_vi("y", [1, 4])], inits)
+
+
+@pytest.mark.parametrize("count, axis, message", [
+    (3, 0, "per-axis scale 'ws' has 3 values for axis 0 of 'w', which has 4"),
+    (9, 0, "per-axis scale 'ws' has 9 values for axis 0 of 'w', which has 4"),
+    (4, 5, "axis 5 is outside the rank 2 of 'w'"),
+], ids=["short", "long", "axis"])
+def test_per_channel_parameters_that_do_not_fit_the_weight(tmp_path, capfd, count, axis, message):
+    assert _refused(tmp_path, capfd, _per_channel_dense(count, axis)) == \
+        f"error: {message} (m.onnx: node 'dqw' (DequantizeLinear))"
+
+
+def test_per_channel_dense_that_fits_compiles(tmp_path, capfd):
+    code, _, err, out = _compile(tmp_path, capfd, _per_channel_dense(4))
+    assert code == 0, err
+    assert (out / "m.c").exists()

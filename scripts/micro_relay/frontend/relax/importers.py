@@ -24,7 +24,7 @@ from ...errors import CompileError
 from ...ir.graph import Graph
 from . import quiet
 from .names import escaped, shown
-from .onnx_checks import check_legacy_semantics, check_model, check_value_sizes, node_where
+from .onnx_checks import check_legacy_semantics, check_model, check_quantization, check_value_sizes, node_where
 from .onnx_constants import fold_onnx_constants, static_types
 from .onnx_pad import fold_pad_into_conv
 from .onnx_tensors import checked_size, element_type
@@ -146,7 +146,9 @@ def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Gra
                                source)
     model = fold_onnx_constants(model, shapes)  # exporters' shape arithmetic, before the operator check
     model = fold_pad_into_conv(model)
-    check_value_sizes(model, static_types(model, shapes), source)
+    types = static_types(model, shapes)
+    check_value_sizes(model, types, source)
+    check_quantization(model, types, source)
     qdq = _check_onnx_graph(model, source)
     _, relax = _tvm()
     from tvm.relax.frontend.onnx import from_onnx

@@ -210,3 +210,31 @@ def check_value_sizes(model, types: dict, source: str) -> None:
             continue
         itemsize = ELEMENT_TYPES.get(elem_type, ("", 1))[1]
         checked_size(dims, itemsize, f"tensor {shown(name)}", node_where(source, node))
+
+
+def check_quantization(model, types: dict, source: str) -> None:
+    """QuantizeLinear / DequantizeLinear parameters whose shapes disagree (tvm stops on them with a dump of
+    its operator's signature): a zero point shaped unlike its scale, a per-axis scale whose length is not
+    the axis' size, an axis outside the data's rank."""
+    dims = {i.name: list(i.dims) for i in model.graph.initializer}
+    dims.update({name: list(shape) for name, (shape, _) in types.items() if name not in dims})
+    for node in model.graph.node:
+        if node.op_type not in ("QuantizeLinear", "DequantizeLinear") or node.domain not in DEFAULT_DOMAINS:
+            continue
+        if len(node.input) < 2:
+            continue
+        data, scale = dims.get(node.input[0]), dims.get(node.input[1])
+        zero_point = dims.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
+        where = node_where(source, node)
+        if scale is not None and zero_point is not None and scale != zero_point:
+            raise CompileError(f"zero point {shown(node.input[2])} has shape {zero_point}, its scale "
+                               f"{shown(node.input[1])} {scale}", where)
+        if scale is None or data is None or len(scale) == 0 or (len(scale) == 1 and scale[0] == 1):
+            continue
+        axis = _attr(node, "axis")
+        axis = 1 if axis is None else axis
+        if not -len(data) <= axis < len(data):
+            raise CompileError(f"axis {axis} is outside the rank {len(data)} of {shown(node.input[0])}", where)
+        if len(scale) == 1 and scale[0] != data[axis]:
+            raise CompileError(f"per-axis scale {shown(node.input[1])} has {scale[0]} values for axis {axis} of "
+                               f"{shown(node.input[0])}, which has {data[axis]}", where)
