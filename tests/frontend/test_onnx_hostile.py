@@ -283,7 +283,7 @@ def test_constant_folding_never_evaluates_a_node_with_a_huge_result(monkeypatch)
 
 def test_input_shape_beyond_a_32_bit_target(tmp_path, capfd):
     assert _refused(tmp_path, capfd, _relu(dims=["n", 4]), "--input-shape", "x=1048576,1024") == \
-        ("error: input 'x' with the shape --input-shape gives has shape [1048576, 1024]: 4294967296 bytes, more "
+        ("error: --input-shape for input 'x' has shape [1048576, 1024]: 4294967296 bytes, more "
          "than a 32-bit target addresses in one tensor (2147483647) (--input-shape)")
 
 

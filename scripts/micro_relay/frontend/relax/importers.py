@@ -92,7 +92,7 @@ def _input_shapes(model, source: str, given: dict[str, tuple[int, ...]]) -> dict
         _, itemsize, _, _ = element_type(inp.type.tensor_type.elem_type, what, f"{source}: {what}")
         if inp.name in given:
             shapes[inp.name] = [int(d) for d in given[inp.name]]
-            checked_size(shapes[inp.name], itemsize, f"{what} with the shape --input-shape gives", "--input-shape")
+            checked_size(shapes[inp.name], itemsize, f"--input-shape for {what}", "--input-shape")
             continue
         dims = []
         for axis, d in enumerate(inp.type.tensor_type.shape.dim):
