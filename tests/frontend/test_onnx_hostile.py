@@ -401,3 +401,11 @@ def test_per_channel_dense_that_fits_compiles(tmp_path, capfd):
     code, _, err, out = _compile(tmp_path, capfd, _per_channel_dense(4))
     assert code == 0, err
     assert (out / "m.c").exists()
+
+
+def test_zero_point_shaped_unlike_its_scale(tmp_path, capfd):
+    model = _per_channel_dense(4)
+    zero_point = next(i for i in model.graph.initializer if i.name == "wz")
+    zero_point.CopyFrom(numpy_helper.from_array(np.zeros(2, np.int8), "wz"))
+    assert _refused(tmp_path, capfd, model) == \
+        "error: zero point 'wz' has shape [2], its scale 'ws' [4] (m.onnx: node 'dqw' (DequantizeLinear))"

@@ -1,5 +1,5 @@
-"""Seeded mutations of the project's own ONNX test models (float exports of tests/support/torch_models and a
-QDQ int8 one): protobuf field mutations (dims, data types, data, attributes, wiring, node order, operator
+"""Seeded mutations of the project's own ONNX test models (float exports of tests/support/torch_models and
+QDQ int8 ones, per-tensor and per-channel): protobuf field mutations (dims, data types, data, attributes, wiring, node order, operator
 types, inputs and outputs, versions, quantization parameters) and byte flips. Every mutated file either
 compiles (exit 0, the one summary line) or is refused with exit 2, exactly one `error:` line on stderr
 (file-descriptor level) and no output folder; never a traceback, never a crash.
@@ -54,10 +54,12 @@ def seed_models(tmp_path_factory) -> dict[str, bytes]:
         models[name] = torch_models.export_onnx(module, shape, folder / f"{name}.onnx").read_bytes()
     module, shape, _ = torch_models.build("mlp")
     float_path = torch_models.export_onnx(module, shape, folder / "mlp_float.onnx")
-    qdq = folder / "mlp_qdq.onnx"
-    quantize_static(str(float_path), str(qdq), _Samples(torch_models.samples(shape, 8, seed=7)),
-                    quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
-    models["mlp_qdq"] = qdq.read_bytes()
+    for per_channel in (False, True):
+        qdq = folder / f"mlp_qdq_{per_channel}.onnx"
+        quantize_static(str(float_path), str(qdq), _Samples(torch_models.samples(shape, 8, seed=7)),
+                        quant_format=QuantFormat.QDQ, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8,
+                        per_channel=per_channel)
+        models["mlp_qdq_per_channel" if per_channel else "mlp_qdq"] = qdq.read_bytes()
     return models
 
 

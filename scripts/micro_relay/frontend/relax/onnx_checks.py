@@ -15,6 +15,8 @@ the onnx package or tvm, and never after materializing a tensor its dims merely 
 
 from __future__ import annotations
 
+from math import prod
+
 from ...errors import CompileError
 from .names import is_text, shown
 from .onnx_tensors import ELEMENT_TYPES, check_tensor, checked_size, element_type
@@ -226,7 +228,8 @@ def check_quantization(model, types: dict, source: str) -> None:
         data, scale = dims.get(node.input[0]), dims.get(node.input[1])
         zero_point = dims.get(node.input[2]) if len(node.input) > 2 and node.input[2] else None
         where = node_where(source, node)
-        if scale is not None and zero_point is not None and scale != zero_point:
+        if scale is not None and zero_point is not None and scale != zero_point and \
+                (prod(scale) != prod(zero_point) or prod(scale) > 1):  # [] and [1] are both one value
             raise CompileError(f"zero point {shown(node.input[2])} has shape {zero_point}, its scale "
                                f"{shown(node.input[1])} {scale}", where)
         if scale is None or data is None or len(scale) == 0 or (len(scale) == 1 and scale[0] == 1):
