@@ -311,6 +311,24 @@ def test_importer_exception_names_the_node_and_its_log_lines_stay_hidden(tmp_pat
          "'int32 (m.onnx: node 'quant' (QuantizeLinear))")
 
 
+def test_importer_failure_in_a_real_process_is_one_line(tmp_path):
+    """As a user runs it: nothing tvm logs while the interpreter exits reaches stderr either."""
+    import os
+    import subprocess
+    import sys
+
+    path = tmp_path / "m.onnx"
+    path.write_bytes(_qdq(0.5, 0, np.int32).SerializeToString())
+    env = {k: v for k, v in os.environ.items() if k != "MICRO_RELAY_DEBUG"}
+    result = subprocess.run([sys.executable, "-m", "micro_relay", "compile", str(path), "-o", str(tmp_path / "out")],
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == ("error: apache-tvm's ONNX importer failed: TypeError: Unsupported output datatype "
+                             "attribute for operation: 'int32 (m.onnx: node 'quant' (QuantizeLinear))\n")
+    assert not (tmp_path / "out").exists()
+
+
 def test_importer_output_is_shown_with_micro_relay_debug(tmp_path, capfd, monkeypatch):
     monkeypatch.setenv("MICRO_RELAY_DEBUG", "1")
     code, _, err, _ = _compile(tmp_path, capfd, _qdq(0.5, 0, np.int32))
