@@ -263,7 +263,7 @@ def test_mutated_onnx_models_compile_or_fail_with_one_line(seed_models, tmp_path
     rng = np.random.default_rng(SEED)
     names = sorted(seed_models)
     counts = {kind: Counter() for kind in CLASSES}
-    failures = []
+    failures, downstream = [], []
     previous = signal.signal(signal.SIGALRM, _alarm)
     try:
         for index in range(FILES):
@@ -282,6 +282,7 @@ def test_mutated_onnx_models_compile_or_fail_with_one_line(seed_models, tmp_path
             except BaseException as exc:  # noqa: BLE001 - every escape is a finding
                 code = f"{type(exc).__name__} from {_origin(exc)}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
                 if (_origin(exc), type(exc).__name__) in KNOWN_DOWNSTREAM:
+                    downstream.append(f"{seed_name} {kind} ({what}): {code}")
                     code = "downstream"
             finally:
                 signal.alarm(0)
@@ -305,5 +306,7 @@ def test_mutated_onnx_models_compile_or_fail_with_one_line(seed_models, tmp_path
         c = counts[kind]
         print(f"  {kind:14} tried {sum(c.values()):5}  refused {c['refused']:5}  compiled {c['compiled']:5}  "
               f"known downstream {c['downstream']:4}  failed {c['failed']:4}")
+    for line in downstream[:10]:
+        print(f"  known downstream: {line}")
     assert not failures, f"{len(failures)} failures:\n" + "\n".join(failures[:30])
     assert sum(c["refused"] for c in counts.values()) > 0 and sum(c["compiled"] for c in counts.values()) > 0
