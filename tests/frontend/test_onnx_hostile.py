@@ -103,7 +103,8 @@ def test_constant_node_value_is_checked_like_an_initializer(tmp_path, capfd):
              helper.make_node("Add", ["x", "c"], ["y"], name="plus")]
     model = _model(nodes, [_vi("x", [1, 4])], [_vi("y", [1, 4])])
     assert _refused(tmp_path, capfd, model) == \
-        "error: attribute 'value' has dims [1, 4] (16 bytes of FLOAT) but 3 bytes of raw_data (m.onnx: node 'const' (Constant))"
+        ("error: attribute 'value' has dims [1, 4] (16 bytes of FLOAT) but 3 bytes of raw_data "
+         "(m.onnx: node 'const' (Constant))")
 
 
 # -- graph wiring ------------------------------------------------------------------------------------------
@@ -126,11 +127,13 @@ def test_node_input_that_no_one_produces(tmp_path, capfd):
     model = _model([helper.make_node("Add", ["x", "ghost"], ["y"], name="plus")], [_vi("x", [1, 4])],
                    [_vi("y", [1, 4])])
     assert _refused(tmp_path, capfd, model) == \
-        "error: input 'ghost' of this node is not produced by any node, graph input or initializer (m.onnx: node 'plus' (Add))"
+        ("error: input 'ghost' of this node is not produced by any node, graph input or initializer "
+         "(m.onnx: node 'plus' (Add))")
 
 
 def test_nodes_out_of_topological_order(tmp_path, capfd):
-    nodes = [helper.make_node("Sigmoid", ["r"], ["y"], name="second"), helper.make_node("Relu", ["x"], ["r"], name="first")]
+    nodes = [helper.make_node("Sigmoid", ["r"], ["y"], name="second"),
+             helper.make_node("Relu", ["x"], ["r"], name="first")]
     model = _model(nodes, [_vi("x", [1, 4])], [_vi("y", [1, 4])])
     assert _refused(tmp_path, capfd, model) == \
         ("error: input 'r' of this node is produced later, by node 'first' (Relu): nodes must be in topological "
@@ -140,7 +143,8 @@ def test_nodes_out_of_topological_order(tmp_path, capfd):
 def test_graph_output_that_does_not_exist(tmp_path, capfd):
     model = _model([helper.make_node("Relu", ["x"], ["y"], name="act")], [_vi("x", [1, 4])], [_vi("nowhere", [1, 4])])
     assert _refused(tmp_path, capfd, model) == \
-        "error: graph output 'nowhere' is not produced by any node, graph input or initializer (m.onnx: output 'nowhere')"
+        ("error: graph output 'nowhere' is not produced by any node, graph input or initializer "
+         "(m.onnx: output 'nowhere')")
 
 
 def test_graph_input_declared_twice(tmp_path, capfd):
@@ -194,7 +198,8 @@ def test_ir_version_outside_the_supported_range(tmp_path, capfd, ir_version):
     model = _relu()
     model.ir_version = ir_version
     assert _refused(tmp_path, capfd, model) == \
-        f"error: ONNX IR version {ir_version} is outside the supported range {IR_VERSIONS[0]} to {IR_VERSIONS[1]} (m.onnx)"
+        (f"error: ONNX IR version {ir_version} is outside the supported range {IR_VERSIONS[0]} to "
+         f"{IR_VERSIONS[1]} (m.onnx)")
 
 
 def test_opset_6_axis_broadcasting_is_refused(tmp_path, capfd):
@@ -387,7 +392,8 @@ def test_zero_point_in_the_wrong_field(tmp_path, capfd):
     zero_point.ClearField("raw_data")
     zero_point.int64_data[:] = [2**40]
     assert _refused(tmp_path, capfd, model) == \
-        "error: initializer 'z' is INT8 but stores its values in int64_data (expected int32_data) (m.onnx: initializer 'z')"
+        ("error: initializer 'z' is INT8 but stores its values in int64_data (expected int32_data) "
+         "(m.onnx: initializer 'z')")
 
 
 def _per_channel_dense(scale_count, axis=0):
@@ -395,7 +401,8 @@ def _per_channel_dense(scale_count, axis=0):
     inits = [numpy_helper.from_array(np.ones((4, 8), np.int8), "w"),
              numpy_helper.from_array(np.full(scale_count, 0.1, np.float32), "ws"),
              numpy_helper.from_array(np.zeros(scale_count, np.int8), "wz"),
-             numpy_helper.from_array(np.array(0.1, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+             numpy_helper.from_array(np.array(0.1, np.float32), "s"),
+             numpy_helper.from_array(np.array(0, np.int8), "z")]
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"], name="qx"),
              helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"], name="dqx"),
              helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="dqw", axis=axis),

@@ -1,8 +1,8 @@
 """Seeded mutations of the project's own ONNX test models (float exports of tests/support/torch_models and
-QDQ int8 ones, per-tensor and per-channel): protobuf field mutations (dims, data types, data, attributes, wiring, node order, operator
-types, inputs and outputs, versions, quantization parameters) and byte flips. Every mutated file either
-compiles (exit 0, the one summary line) or is refused with exit 2, exactly one `error:` line on stderr
-(file-descriptor level) and no output folder; never a traceback, never a crash.
+QDQ int8 ones, per-tensor and per-channel): protobuf field mutations (dims, data types, data, attributes,
+wiring, node order, operator types, inputs and outputs, versions, quantization parameters) and byte flips.
+Every mutated file either compiles (exit 0, the one summary line) or is refused with exit 2, exactly one
+`error:` line on stderr (file-descriptor level) and no output folder; never a traceback, never a crash.
 
 The default run compiles MICRO_RELAY_FUZZ_FILES files (200); set it higher for a long run (and
 MICRO_RELAY_FUZZ_SEED to vary the seed). Run with -s to see the per-class counts.

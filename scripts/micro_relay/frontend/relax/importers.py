@@ -74,7 +74,8 @@ def _check_onnx_graph(model, source: str) -> bool:
         node = unsupported[0]
         kinds = sorted({n.op_type for n in unsupported})
         kinds = [shown(k)[1:-1] for k in kinds]
-        raise CompileError(f"unsupported ONNX operator {shown(node.op_type)[1:-1]} (unsupported here: {', '.join(kinds)}; "
+        raise CompileError(f"unsupported ONNX operator {shown(node.op_type)[1:-1]} (unsupported here: "
+                           f"{', '.join(kinds)}; "
                            f"`micro-relay ops` lists the supported ones)", node_where(source, node))
     return any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in model.graph.node)
 
@@ -121,8 +122,8 @@ def load_onnx(path: str | Path, data: bytes, input_shapes: dict | None = None, i
     try:
         model = onnx.load_model_from_string(data)
     except (DecodeError, ValueError, RuntimeError) as exc:
-        raise CompileError(f"corrupt ONNX file: {escaped(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__}",
-                           escaped(path)) from None
+        summary = escaped(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
+        raise CompileError(f"corrupt ONNX file: {summary}", escaped(path)) from None
     if not model.graph.node and not model.graph.output:
         raise CompileError("corrupt or empty ONNX file: no graph", escaped(path))
     try:

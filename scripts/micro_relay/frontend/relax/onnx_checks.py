@@ -127,7 +127,8 @@ def check_graph(model, source: str) -> None:
     inputs = set()
     for info in graph.input:
         if info.name in inputs:
-            raise CompileError(f"graph input {shown(info.name)} is declared twice", f"{source}: input {shown(info.name)}")
+            raise CompileError(f"graph input {shown(info.name)} is declared twice",
+                               f"{source}: input {shown(info.name)}")
         inputs.add(info.name)
         _declared(info, "input", source, need_type=info.name not in initializers)
         writer[info.name] = "the graph input"
