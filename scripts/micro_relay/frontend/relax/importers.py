@@ -1,11 +1,15 @@
 """Front doors for ONNX files and PyTorch modules: check, import with apache-tvm's Relax importers, simplify
 with Relax passes, then lower (lower.py).
 
-Before tvm sees the ONNX graph, its constant subgraphs are folded (onnx_constants.py: exporters compute
+An ONNX file is checked before anything reads its data (onnx_checks.py: versions, names, tensor data,
+graph wiring, declared sizes), then its constant subgraphs are folded (onnx_constants.py: exporters compute
 pads and shapes at run time) and zero Pads merge into the Conv they feed (onnx_pad.py), then checks run
 on it, so errors can name the model's own nodes:
 control flow (If, Loop, Scan) is outside Micro Relay; every operator must be one the converters cover;
-every input dimension must be static, or given with --input-shape.
+every input dimension must be static, or given with --input-shape; no tensor is larger than a 32-bit target
+holds. All of it runs with tvm's and onnx's warnings and log lines captured (quiet.py), and any exception
+the importer raises becomes one line naming the node it was converting. Names in messages are escaped
+(names.py).
 
 Relax passes, in this order (measured on apache-tvm 0.27): FoldBatchnormToConv2D, DecomposeOpsForInference,
 FoldConstant, CanonicalizeBindings, DeadCodeElimination. A QDQ model skips both folds: FoldConstant would
@@ -18,8 +22,12 @@ from pathlib import Path
 
 from ...errors import CompileError
 from ...ir.graph import Graph
-from .onnx_constants import fold_onnx_constants
+from . import quiet
+from .names import escaped, shown
+from .onnx_checks import check_legacy_semantics, check_model, check_quantization, check_value_sizes, node_where
+from .onnx_constants import fold_onnx_constants, static_types
 from .onnx_pad import fold_pad_into_conv
+from .onnx_tensors import checked_size, element_type
 
 # ONNX operator types whose Relax form the converters cover (checked before import, to name the node).
 SUPPORTED_ONNX_OPS = frozenset({
@@ -28,7 +36,6 @@ SUPPORTED_ONNX_OPS = frozenset({
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
 })
-CONTROL_FLOW = frozenset({"If", "Loop", "Scan"})
 IO_LAYOUTS = ("nhwc", "nchw")
 
 
@@ -57,24 +64,19 @@ def _check_layout(io_layout: str):
         raise CompileError(f"io layout '{io_layout}' is not one of {', '.join(IO_LAYOUTS)}", "--io-layout")
 
 
-def _node_where(source: str, node) -> str:
-    return f"{source}: node '{node.name or node.output[0] if node.output else node.name}' ({node.op_type})"
-
-
 def _check_onnx_graph(model, source: str) -> bool:
-    """Refuse control flow and unknown operators, naming the node; True when the model has QDQ nodes."""
+    """Refuse unknown operators, naming the node; True when the model has QDQ nodes."""
     unsupported = []
     for node in model.graph.node:
-        if node.op_type in CONTROL_FLOW:
-            raise CompileError(f"control flow ({node.op_type}) is outside Micro Relay: it compiles static "
-                               f"graphs only", _node_where(source, node))
         if node.op_type not in SUPPORTED_ONNX_OPS or node.domain not in ("", "ai.onnx"):
             unsupported.append(node)
     if unsupported:
         node = unsupported[0]
         kinds = sorted({n.op_type for n in unsupported})
-        raise CompileError(f"unsupported ONNX operator {node.op_type} (unsupported here: {', '.join(kinds)}; "
-                           f"`micro-relay ops` lists the supported ones)", _node_where(source, node))
+        kinds = [shown(k)[1:-1] for k in kinds]
+        raise CompileError(f"unsupported ONNX operator {shown(node.op_type)[1:-1]} (unsupported here: "
+                           f"{', '.join(kinds)}; "
+                           f"`micro-relay ops` lists the supported ones)", node_where(source, node))
     return any(n.op_type in ("QuantizeLinear", "DequantizeLinear") for n in model.graph.node)
 
 
@@ -84,20 +86,26 @@ def _input_shapes(model, source: str, given: dict[str, tuple[int, ...]]) -> dict
     inputs = [i for i in model.graph.input if i.name not in initializers]
     for name in given:
         if name not in {i.name for i in inputs}:
-            known = ", ".join(i.name for i in inputs)
-            raise CompileError(f"--input-shape names '{name}', which is not an input (inputs: {known})", source)
+            known = ", ".join(escaped(i.name) for i in inputs)
+            raise CompileError(f"--input-shape names {shown(name)}, which is not an input (inputs: {known})", source)
     for inp in inputs:
+        what = f"input {shown(inp.name)}"
+        _, itemsize, _, _ = element_type(inp.type.tensor_type.elem_type, what, f"{source}: {what}")
         if inp.name in given:
             shapes[inp.name] = [int(d) for d in given[inp.name]]
+            checked_size(shapes[inp.name], itemsize, f"--input-shape for {what}", "--input-shape")
             continue
         dims = []
         for axis, d in enumerate(inp.type.tensor_type.shape.dim):
             if d.HasField("dim_value") and d.dim_value > 0:
                 dims.append(int(d.dim_value))
                 continue
-            label = f"'{d.dim_param}'" if d.dim_param else "unknown"
-            raise CompileError(f"input '{inp.name}' has a dynamic dimension {label} at axis {axis}; give its "
-                               f"static shape with --input-shape {inp.name}=D0,D1,...", source)
+            if d.HasField("dim_value"):
+                raise CompileError(f"{what} has dimension {d.dim_value} at axis {axis}; dimensions must be "
+                                   f"positive", source)
+            label = shown(d.dim_param) if d.dim_param else "unknown"
+            raise CompileError(f"{what} has a dynamic dimension {label} at axis {axis}; give its static shape "
+                               f"with --input-shape {escaped(inp.name)}=D0,D1,...", source)
         shapes[inp.name] = dims
     return shapes
 
@@ -114,26 +122,54 @@ def load_onnx(path: str | Path, data: bytes, input_shapes: dict | None = None, i
     try:
         model = onnx.load_model_from_string(data)
     except (DecodeError, ValueError, RuntimeError) as exc:
-        raise CompileError(f"corrupt ONNX file: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}",
-                           str(path)) from None
+        summary = escaped(str(exc).splitlines()[0]) if str(exc) else type(exc).__name__
+        raise CompileError(f"corrupt ONNX file: {summary}", escaped(path)) from None
     if not model.graph.node and not model.graph.output:
-        raise CompileError("corrupt or empty ONNX file: no graph", str(path))
-    shapes = _input_shapes(model, source, dict(input_shapes or {}))
+        raise CompileError("corrupt or empty ONNX file: no graph", escaped(path))
+    try:
+        with quiet.captured("the ONNX import (onnx, apache-tvm)") as log:
+            return _import_checked(model, source, dict(input_shapes or {}), io_layout, log)
+    except CompileError as exc:  # names and importer messages on one printable line
+        raise CompileError(escaped(exc.what), escaped(exc.where)) from None
+
+
+def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Graph:
+    import onnx
+
+    opset = check_model(model, source)
+    try:
+        onnx.checker.check_model(model)
+    except Exception as exc:  # onnx.checker.ValidationError, or anything its C++ side raises
+        raise CompileError(f"the ONNX checker refused the model: {quiet.first_line(exc)}"[:300], source) from None
+    shapes = _input_shapes(model, source, given)
+    if opset < 9:
+        check_legacy_semantics(model, opset, {n: s for n, (s, _) in static_types(model, shapes).items()} | shapes,
+                               source)
     model = fold_onnx_constants(model, shapes)  # exporters' shape arithmetic, before the operator check
     model = fold_pad_into_conv(model)
+    types = static_types(model, shapes)
+    check_value_sizes(model, types, source)
+    check_quantization(model, types, source)
     qdq = _check_onnx_graph(model, source)
     _, relax = _tvm()
     from tvm.relax.frontend.onnx import from_onnx
 
+    failure = None
     try:
         mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
         mod = _simplify(mod, qdq)
     except CompileError:
         raise
     except Exception as exc:  # the importer raises many kinds on models it cannot take
-        first = str(exc).strip().splitlines()
-        raise CompileError(f"the ONNX importer (apache-tvm) refused the model: {type(exc).__name__}: "
-                           f"{first[-1] if first else ''}"[:300], str(path)) from None
+        node = quiet.converting_node(exc)
+        failure = (quiet.first_line(exc), node_where(source, node) if node is not None else source)
+        log.keep_traceback(exc)
+    if failure is not None:
+        import gc
+
+        gc.collect()  # the importer's BlockBuilder logs when it dies: let it die while its output is captured
+        what, where = failure
+        raise CompileError(f"apache-tvm's ONNX importer failed: {what}"[:300], where)
     from .lower import lower_function
 
     return lower_function(mod["main"], source, io_layout)

@@ -23,7 +23,7 @@ def _constant(model, name: str):
 
 def _pad_amounts(model, node) -> list[int] | None:
     """[x1_begin, x2_begin, ..., x1_end, x2_end, ...] of a foldable zero Pad, else None."""
-    mode = next((a.s.decode() for a in node.attribute if a.name == "mode"), "constant")
+    mode = next((a.s.decode("utf-8", "replace") for a in node.attribute if a.name == "mode"), "constant")
     if mode != "constant" or len(node.input) < 2:
         return None
     pads = _constant(model, node.input[1])
