@@ -15,8 +15,8 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, mbqm64, wrap32
 from ..arith.multiplier import quantize_multipliers
-from ..ir.registry import Attr
-from ..ir.types import DType
+from ..ir.registry import Attr, op_where
+from ..ir.types import INT32_MAX, DType
 from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 from ._overlap import window_delta
 
@@ -84,9 +84,18 @@ def window_attrs(graph, node) -> tuple[tuple[int, int], tuple[int, int], tuple[i
     return strides, dilation, padding
 
 
+def check_index_range(graph, node, what: str, *terms: int) -> None:
+    """The kernels walk window coordinates in int32 (out * stride - pad + tap * dilation and the loop bounds
+    around them); refuse geometry whose coordinates could leave int32, since signed overflow is undefined."""
+    if sum(int(t) for t in terms) > INT32_MAX:
+        fail(graph, node, f"{what} makes the kernel's index arithmetic overflow int32 ({' + '.join(map(str, terms))})")
+
+
 def windowed_size(graph, node, size: int, kernel: int, stride: int, dilation: int, before: int, after: int) -> int:
     """Output length of a strided, dilated window over a padded axis (at least one window must fit)."""
     effective = (kernel - 1) * dilation + 1
+    check_index_range(graph, node, f"a {kernel}-tap window (stride {stride}, dilation {dilation}) over {size} "
+                                   f"padded by ({before}, {after})", size, before, after, stride, effective)
     span = size + before + after - effective
     if span < 0:
         fail(graph, node, f"a {kernel}-tap window (dilation {dilation}) does not fit an axis of {size} padded by "
@@ -112,7 +121,7 @@ def quant_params(graph, node, data, weight, channel_axis: int, channels: int) ->
     if data.dtype == DType.INT16 and (data.quant.zero_point != 0 or out.quant.zero_point != 0):
         fail(graph, node, "int16 input and output zero points must be 0 (TFLite Micro ignores them)")
     scales = wq.scales if len(wq.scales) > 1 else wq.scales * channels
-    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales])
+    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales], where=op_where(graph, node))
     lo, hi = clamp_range(graph, node)
     return {"mult": mult, "shift": shift, "in_zp": data.quant.zero_point, "out_zp": out.quant.zero_point,
             "act_min": lo, "act_max": hi}

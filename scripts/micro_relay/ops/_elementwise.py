@@ -15,7 +15,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multipliers, round_half_away
-from ..ir.registry import OpDef
+from ..ir.registry import OpDef, op_where
 from ..ir.types import DType, TensorType
 from ._common import (ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant,
                       types)
@@ -200,10 +200,10 @@ def addsub_params(graph, node, qa, qb, qo, dtype: DType) -> dict:
     left_shift = 15 if dtype == DType.INT16 else 20
     twice = 2 * max(qa.scale, qb.scale)
     ratios = [qa.scale / twice, qb.scale / twice, twice / ((1 << left_shift) * qo.scale)]
-    (ma, mb, mo), (sa, sb, so) = quantize_multipliers(ratios)
     if not 0 < ratios[2] < 1:
         fail(graph, node, f"output scale {qo.scale} is too small for input scales {qa.scale}, {qb.scale} "
                           f"(TFLite Micro requires an output rescale below 1)")
+    (ma, mb, mo), (sa, sb, so) = quantize_multipliers(ratios, where=op_where(graph, node))
     return {"left_shift": left_shift, "a_offset": -qa.zero_point, "b_offset": -qb.zero_point,
             "out_offset": qo.zero_point, "a_mult": int(ma), "a_shift": int(sa), "b_mult": int(mb), "b_shift": int(sb),
             "out_mult": int(mo), "out_shift": int(so)}

@@ -1,0 +1,51 @@
+"""Compile one model in process and say how it ended: a clean error, a compile, or a bug.
+
+A clean error is a CompileError whose text is one printable line with a location; anything else escaping
+(another exception type, a multi-line message, the reader's safety net catching an exception from our own
+code) is a bug, named by its type and the source line that raised it so that a run groups its bugs.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from micro_relay.compiler import compile_graph
+from micro_relay.errors import CompileError
+from micro_relay.frontend.tflite import read_tflite
+from micro_relay.frontend import UnexpectedModelError
+from micro_relay.passes import run_pipeline
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # "error", "compiled" or "bug"
+    detail: str  # the error line, or the bug's type and place
+    files: dict | None = None  # the compiled model's files (kind "compiled")
+
+
+def _place(exc: BaseException) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if "micro_relay" in f.filename] or frames
+    last = ours[-1] if ours else None
+    return f"{type(exc).__name__} at {Path(last.filename).name}:{last.lineno}" if last else type(exc).__name__
+
+
+def compile_bytes(data: bytes, where: str = "fuzz.tflite") -> Outcome:
+    """Read, optimize, plan and emit `data` (nothing is written to disk)."""
+    try:
+        graph = run_pipeline(read_tflite(data, where))
+        model = compile_graph(graph, "fuzz", where)
+    except UnexpectedModelError as exc:
+        return Outcome("bug", f"safety net: {exc.cause}")
+    except CompileError as exc:
+        line = f"error: {exc}"
+        if not line.isprintable() or not exc.where:
+            return Outcome("bug", f"malformed error line {line!r}")
+        return Outcome("error", line)
+    except RecursionError as exc:
+        return Outcome("bug", _place(exc))
+    except Exception as exc:  # noqa: BLE001 - classifying every escape is the point
+        return Outcome("bug", _place(exc))
+    return Outcome("compiled", f"{len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B", model.files)
