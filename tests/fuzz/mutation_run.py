@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2] / "scripts")]
 
 from fuzz.mutations import MUTATION_CLASSES, mutants  # noqa: E402
-from fuzz.outcome import compile_bytes  # noqa: E402
+from fuzz.outcome import c_build_problem, compile_bytes  # noqa: E402
 from fuzz.seeds import seed_models  # noqa: E402
 
 
@@ -32,7 +32,12 @@ def _alarm(signum, frame):
     raise _Timeout()
 
 
-def run(files: int, seed: int, timeout: int, log=None, start: int = 0) -> dict:
+def run(files: int, seed: int, timeout: int, log=None, start: int = 0, build_every: int = 0) -> dict:
+    """Mutate and compile; every `build_every`-th compiled file (0: none) is also built with -Werror."""
+    import tempfile
+
+    work = Path(tempfile.mkdtemp(prefix="fuzz-build-"))
+    compiled = 0
     signal.signal(signal.SIGALRM, _alarm)
     counts = {k: Counter() for k in MUTATION_CLASSES}
     bugs: dict[str, list] = defaultdict(list)
@@ -49,6 +54,13 @@ def run(files: int, seed: int, timeout: int, log=None, start: int = 0) -> dict:
             result, detail = "bug", "MemoryError"
         finally:
             signal.alarm(0)
+        if result == "compiled":
+            compiled += 1
+            if build_every and compiled % build_every == 0:
+                counts[kind]["built"] += 1
+                problem = c_build_problem(outcome, work / str(index))
+                if problem:
+                    result, detail = "bug", f"C build: {problem}"
         counts[kind]["tried"] += 1
         counts[kind][result] += 1
         if result not in ("error", "compiled"):
@@ -68,12 +80,13 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=int, default=20, help="seconds per file")
     parser.add_argument("--memory-mb", type=int, default=3000, help="address-space limit of this process")
     parser.add_argument("--log", help="write one JSON line per file here")
+    parser.add_argument("--build-every", type=int, default=0, help="build every Nth compiled file with -Werror")
     args = parser.parse_args(argv)
     limit = args.memory_mb << 20
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     log = open(args.log, "w") if args.log else None
     try:
-        summary = run(args.files, args.seed, args.timeout, log, args.start)
+        summary = run(args.files, args.seed, args.timeout, log, args.start, args.build_every)
     finally:
         if log is not None:
             log.close()

@@ -94,7 +94,7 @@ MUTATION_CLASSES = ("bytes", "truncate", "scale", "zero_point", "quant_axis", "s
 def _hostile(rng: np.random.Generator, fmt: str):
     if fmt == "<f":
         if rng.random() < 0.3:
-            return float(np.float32(np.exp(rng.uniform(-100, 100))) * rng.choice([-1, 1]))
+            return float(np.float32(np.exp(rng.uniform(-104, 88))) * rng.choice([-1, 1]))
         return FLOAT_VALUES[rng.integers(len(FLOAT_VALUES))]
     if fmt == "<q":
         return INT64_VALUES[rng.integers(len(INT64_VALUES))]

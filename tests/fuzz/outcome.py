@@ -49,3 +49,22 @@ def compile_bytes(data: bytes, where: str = "fuzz.tflite") -> Outcome:
     except Exception as exc:  # noqa: BLE001 - classifying every escape is the point
         return Outcome("bug", _place(exc))
     return Outcome("compiled", f"{len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B", model.files)
+
+
+def c_build_problem(outcome: Outcome, work_dir: Path, compiler: str = "gcc") -> str | None:
+    """Compile a compiled outcome's model .c with -Werror (object only, no link): None when it builds, else
+    the compiler's first lines. The runtime headers come from the repository, as compile_file copies them."""
+    import subprocess
+
+    from micro_relay.compiler import runtime_files
+    from support.c_harness import STRICT_FLAGS
+
+    work_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in outcome.files.items():
+        (work_dir / name).write_text(text)
+    for rel, src in runtime_files(()).items():
+        (work_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work_dir / rel).write_bytes(src.read_bytes())
+    result = subprocess.run([compiler, *STRICT_FLAGS, "-I", str(work_dir), "-c", str(work_dir / "fuzz.c"),
+                             "-o", str(work_dir / "fuzz.o")], capture_output=True, text=True)
+    return None if result.returncode == 0 else result.stderr.strip()[:400]

@@ -53,13 +53,23 @@ def quantize_multipliers(values, where: str = "") -> tuple[np.ndarray, np.ndarra
 
 
 def f32(x: float) -> float:
-    """Round a double to float32 and back, where TFLite Micro computes a value in float."""
-    return float(np.float32(x))
+    """Round a double to float32 and back, where TFLite Micro computes a value in float (overflowing to
+    infinity as float32 does)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(x))
+
+
+def round_to_int32_saturating(x: float) -> int:
+    """round_half_away for a float32 quotient, saturated to int32: a tiny (still valid) scale makes f / scale
+    overflow float32 to infinity, and every caller clamps the result to its dtype anyway."""
+    if math.isinf(x):
+        return (1 << 31) - 1 if x > 0 else -(1 << 31)
+    return max(-(1 << 31), min((1 << 31) - 1, round_half_away(x)))
 
 
 def quantize_value(real: float, scale: float, zero_point: int) -> int:
     """TFLite's activation-range quantization Q(f) = zp + int32(round(f / scale)) (float division)."""
-    return zero_point + round_half_away(f32(f32(real) / f32(scale)))
+    return zero_point + round_to_int32_saturating(f32(f32(real) / f32(scale)))
 
 
 def activation_range(activation: str, dtype_min: int, dtype_max: int, scale: float, zero_point: int) -> tuple[int, int]:

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..arith.fixedpoint import mbqm32, wrap32
-from ..arith.multiplier import f32, quantize_multipliers, round_half_away
+from ..arith.multiplier import f32, quantize_multipliers, round_half_away, round_to_int32_saturating
 from ..ir.registry import OpDef, op_where
 from ..ir.types import DType, TensorType
 from ._common import (ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant,
@@ -110,7 +110,7 @@ def round_half_away_array(x: np.ndarray) -> np.ndarray:
 
 def float_to_quantized(value: float, scale: float, zero_point: int, dtype: DType) -> int:
     """TFLM's FloatToQuantizedType: clamp(round(float(value) / float(scale)) + zp) (float division)."""
-    q = round_half_away(f32(f32(value) / f32(scale))) + zero_point
+    q = round_to_int32_saturating(f32(f32(value) / f32(scale))) + zero_point
     return int(min(max(q, dtype.min), dtype.max))
 
 

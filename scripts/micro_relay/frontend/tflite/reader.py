@@ -52,7 +52,7 @@ def _quant(t, shape, where: str) -> Quant | None:
     axis = int(q.QuantizedDimension())
     if axis >= len(shape) and len(shape) == 1 and shape[0] == len(scales):
         axis = 0  # person_detect marks 1-D biases with axis 3; TFLite Micro never reads it, so accept it
-    if axis >= len(shape) or shape[axis] != len(scales):
+    if not 0 <= axis < len(shape) or shape[axis] != len(scales):
         raise CompileError(f"{len(scales)} per-channel scales do not match dimension {axis} of {list(shape)}", where)
     return Quant(scales, tuple(zps), axis)
 
