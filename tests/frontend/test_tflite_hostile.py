@@ -101,6 +101,29 @@ def test_int8_dense_with_a_float32_bias():
     refused(dense_model(bias_dtype="float32"), "int8 dense needs an int32 bias, got float32", "nn.dense")
 
 
+def test_onnx_qdq_scale_zero_gets_the_same_error(tmp_path):
+    """The scale checks live in the IR (types.py, verify.py), so the ONNX QDQ path refuses the same way."""
+    onnx = pytest.importorskip("onnx")
+    pytest.importorskip("tvm")
+    from onnx import TensorProto, helper, numpy_helper
+
+    from micro_relay.compiler import prepare_graph
+    from micro_relay.errors import CompileError
+
+    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]), helper.make_node("Relu", ["xd"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "s", "z"], ["rq"]),
+             helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["y"])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8])], inits)
+    path = tmp_path / "qdq.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    with pytest.raises(CompileError) as caught:
+        prepare_graph(path)
+    assert "quantization scale 0.0 is not a finite positive float32 normal" in str(caught.value)
+
+
 # -- indices ---------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("index", [-2, -1, 4, INT32_MAX])
