@@ -118,7 +118,8 @@ class Quant:
             if not (math.isfinite(scale) and FLT_MIN_NORMAL <= scale <= FLT_MAX):
                 channel = f" of channel {index}" if len(self.scales) > 1 else ""
                 return f"quantization scale{channel} {scale!r} is not a finite positive float32 normal"
-        low, high = (dtype.min, dtype.max) if dtype in (DType.INT8, DType.UINT8, DType.INT16) else (-INT32_MAX - 1, INT32_MAX)
+        narrow = dtype in (DType.INT8, DType.UINT8, DType.INT16)
+        low, high = (dtype.min, dtype.max) if narrow else (-INT32_MAX - 1, INT32_MAX)
         for index, zero_point in enumerate(self.zero_points):
             if not low <= zero_point <= high:
                 channel = f" of channel {index}" if len(self.zero_points) > 1 else ""
@@ -159,10 +160,19 @@ class TensorType:
         None. Computed from the shape alone, so a hostile shape is refused before any array is made."""
         if any(not isinstance(d, int) or isinstance(d, bool) or d < 1 for d in self.shape):
             return f"dimension is not a static positive size: {self.shape}"
-        if any(d > INT32_MAX for d in self.shape) or self.nbytes > MAX_TENSOR_BYTES:
-            return f"{self.dtype.value}{list(self.shape)} needs {self.nbytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target can index"
+        size = self.size_problem()
+        if size:
+            return size
         if self.quant is not None:
             return self.quant.problem(self.shape, self.dtype)
+        return None
+
+    def size_problem(self) -> str | None:
+        """The part of `problem` a frontend checks first, before reading data: a dimension or byte size over
+        what 32-bit fields hold."""
+        if any(d > INT32_MAX for d in self.shape) or self.nbytes > MAX_TENSOR_BYTES:
+            return (f"{self.dtype.value}{list(self.shape)} needs {self.nbytes} bytes, over the {MAX_TENSOR_BYTES} "
+                    "a 32-bit target can index")
         return None
 
     def with_shape(self, shape) -> "TensorType":

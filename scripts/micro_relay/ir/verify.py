@@ -44,8 +44,8 @@ def verify(graph: Graph) -> Graph:
             raise CompileError(problem, f"tensor '{name}'")
         total += tensor.type.nbytes
         if total > MAX_TENSOR_BYTES:  # bounds the arena (and flash) before the planner sizes anything
-            raise CompileError(f"the model's tensors need more than the {MAX_TENSOR_BYTES} bytes a 32-bit target can address",
-                               f"tensor '{name}'")
+            raise CompileError(f"the model's tensors need more than the {MAX_TENSOR_BYTES} bytes a 32-bit target "
+                               "can address", f"tensor '{name}'")
         if tensor.is_constant and tuple(tensor.data.shape) != tensor.type.shape:
             raise CompileError(f"constant data has shape {tensor.data.shape}, type says {tensor.type.shape}", f"tensor '{name}'")
     defined = set(graph.inputs) | {n for n, t in graph.tensors.items() if t.is_constant}

@@ -121,7 +121,8 @@ def quant_params(graph, node, data, weight, channel_axis: int, channels: int) ->
     if data.dtype == DType.INT16 and (data.quant.zero_point != 0 or out.quant.zero_point != 0):
         fail(graph, node, "int16 input and output zero points must be 0 (TFLite Micro ignores them)")
     scales = wq.scales if len(wq.scales) > 1 else wq.scales * channels
-    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales], where=op_where(graph, node))
+    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales],
+                                       where=op_where(graph, node))
     lo, hi = clamp_range(graph, node)
     return {"mult": mult, "shift": shift, "in_zp": data.quant.zero_point, "out_zp": out.quant.zero_point,
             "act_min": lo, "act_max": hi}

@@ -154,7 +154,7 @@ def depthwise_conv2d(ctx, op, inputs, outputs):
     strides, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
     pads = _pads(ctx, o.Padding(), data, ctx.shape(outputs[0]), weight[1], weight[2], *strides, *dilation)
     bias = inputs[2] if len(inputs) > 2 else ""
-    multiplier = o.DepthMultiplier() or (weight[3] // data[3])
+    multiplier = o.DepthMultiplier() or (weight[3] // data[3] if data[3] else 0)
     return [_node(ctx, "nn.depthwise_conv2d", [inputs[0], inputs[1], bias], outputs, strides=strides,
                   dilation=dilation, padding=pads, depth_multiplier=int(multiplier),
                   activation=ctx.activation(o.FusedActivationFunction()))]
@@ -170,7 +170,7 @@ def transpose_conv(ctx, op, inputs, outputs):
     # may even be a runtime graph input (then it is left unread). A constant one must agree.
     out_shape = tuple(ctx.shape(outputs[0]))
     shape_input = ctx.tensors.get(inputs[0])
-    if shape_input is not None and shape_input.is_constant and tuple(int(d) for d in shape_input.data.ravel()) != out_shape:
+    if shape_input is not None and shape_input.is_constant and tuple(map(int, shape_input.data.ravel())) != out_shape:
         ctx.fail(f"output shape input {shape_input.data.tolist()} differs from the output tensor {list(out_shape)}")
     weight = ctx.rank(inputs[1], 4, "TRANSPOSE_CONV filter")
     strides = (o.StrideH(), o.StrideW())

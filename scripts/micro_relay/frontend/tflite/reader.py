@@ -76,7 +76,9 @@ def _read_tensors(model, graph, names: list[str]) -> dict[str, Tensor]:
             raise CompileError(f"unsupported tensor type {_TYPE_NAMES.get(tf_type, tf_type)}", where)
         dtype = _DTYPES[tf_type]
         ttype = TensorType(shape, dtype, _quant(t, shape, where))
-        problem = ttype.problem()  # from the shape alone: before any buffer is read or array made
+        # From the shape alone, before any buffer is read or array made (zero dimensions wait for the
+        # verifier: unused tensors of unsupported operators have them, and the operator is the better error).
+        problem = ttype.size_problem() or (ttype.quant.problem(shape, dtype) if ttype.quant else None)
         if problem:
             raise CompileError(problem, where)
         data = None
@@ -145,7 +147,8 @@ def _raised_by_flatbuffers(exc: BaseException) -> bool:
     if not frames:
         return False
     parts = Path(frames[-1].filename).parts
-    return "flatbuffers" in parts or "tflite" in parts and "micro_relay" not in parts or frames[-1].filename.startswith("<")
+    return ("flatbuffers" in parts or ("tflite" in parts and "micro_relay" not in parts)
+            or frames[-1].filename.startswith("<"))
 
 
 def _read(data: bytes, where: str) -> Graph:
