@@ -20,20 +20,22 @@ from pathlib import Path
 sys.path[:0] = [str(Path(__file__).resolve().parents[1]), str(Path(__file__).resolve().parents[2] / "scripts")]
 
 from fuzz.mutations import MUTATION_CLASSES, mutants  # noqa: E402
-from fuzz.outcome import c_build_problem, compile_bytes  # noqa: E402
+from fuzz.outcome import c_build_problem, compile_bytes, sanitized_run_problem  # noqa: E402
 from fuzz.seeds import seed_models  # noqa: E402
 
 
-class _Timeout(Exception):
-    pass
+class _Timeout(BaseException):
+    """Not an Exception, so that the compile's own `except Exception` (fuzz/outcome.py) cannot swallow it."""
 
 
 def _alarm(signum, frame):
     raise _Timeout()
 
 
-def run(files: int, seed: int, timeout: int, log=None, start: int = 0, build_every: int = 0) -> dict:
-    """Mutate and compile; every `build_every`-th compiled file (0: none) is also built with -Werror."""
+def run(files: int, seed: int, timeout: int, log=None, start: int = 0, build_every: int = 0,
+        sanitize_every: int = 0, classes=()) -> dict:
+    """Mutate and compile; every `build_every`-th compiled file (0: none) is also built with -Werror, and
+    every `sanitize_every`-th one built and run under ASan and UBSan."""
     import tempfile
 
     work = Path(tempfile.mkdtemp(prefix="fuzz-build-"))
@@ -42,7 +44,7 @@ def run(files: int, seed: int, timeout: int, log=None, start: int = 0, build_eve
     counts = {k: Counter() for k in MUTATION_CLASSES}
     bugs: dict[str, list] = defaultdict(list)
     for index, name, kind, data in mutants(seed_models(), start + files, seed):
-        if index < start:
+        if index < start or (classes and kind not in classes):
             continue
         signal.alarm(timeout)
         try:
@@ -56,11 +58,17 @@ def run(files: int, seed: int, timeout: int, log=None, start: int = 0, build_eve
             signal.alarm(0)
         if result == "compiled":
             compiled += 1
+            per_class = counts[kind]["compiled"] + 1  # sanitize each class's compiles, not mostly the commonest
             if build_every and compiled % build_every == 0:
                 counts[kind]["built"] += 1
                 problem = c_build_problem(outcome, work / str(index))
                 if problem:
                     result, detail = "bug", f"C build: {problem}"
+            if sanitize_every and per_class % sanitize_every == 0 and result == "compiled":
+                counts[kind]["sanitized"] += 1
+                problem = sanitized_run_problem(outcome, work / f"{index}-san")
+                if problem:
+                    result, detail = "bug", f"sanitizers: {problem}"
         counts[kind]["tried"] += 1
         counts[kind][result] += 1
         if result not in ("error", "compiled"):
@@ -81,12 +89,17 @@ def main(argv=None) -> int:
     parser.add_argument("--memory-mb", type=int, default=3000, help="address-space limit of this process")
     parser.add_argument("--log", help="write one JSON line per file here")
     parser.add_argument("--build-every", type=int, default=0, help="build every Nth compiled file with -Werror")
+    parser.add_argument("--classes", nargs="*", default=(), choices=MUTATION_CLASSES, help="only these classes")
+    parser.add_argument("--sanitize-every", type=int, default=0,
+                        help="build every Nth compiled file under ASan/UBSan and run it on random inputs")
     args = parser.parse_args(argv)
     limit = args.memory_mb << 20
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))  # soft only:
+    # the sanitized programs lift it again (ASan reserves terabytes of address space for its shadow)
     log = open(args.log, "w") if args.log else None
     try:
-        summary = run(args.files, args.seed, args.timeout, log, args.start, args.build_every)
+        summary = run(args.files, args.seed, args.timeout, log, args.start, args.build_every,
+                      args.sanitize_every, tuple(args.classes))
     finally:
         if log is not None:
             log.close()

@@ -1,6 +1,7 @@
 """Mutations of .tflite bytes: raw byte flips and hostile values written into named flatbuffer fields.
 
-A field mutation finds where a field's bytes sit (through the `tflite` package's accessors, which know the
+A field mutation (or a "constant" one: an element of an int32/int64 constant such as pad amounts, slice
+bounds, axes or biases) finds where a field's bytes sit (through the `tflite` package's accessors, which know the
 schema) and overwrites them in place, so the file stays a well-formed flatbuffer whose one field is hostile:
 that reaches the reader's and the IR's range checks, where random byte flips mostly hit the flatbuffer's
 own offsets. Every mutation is a pure function of (seed bytes, numpy Generator), so a run is reproducible
@@ -59,7 +60,7 @@ def field_slots(data: bytes) -> dict[str, list[tuple[int, str]]]:
     graph = model.Subgraphs(0)
     slots: dict[str, list[tuple[int, str]]] = {k: [] for k in (
         "scale", "zero_point", "quant_axis", "shape", "tensor_type", "buffer_index", "name", "tensor_index",
-        "graph_io", "opcode_index", "options_type", "options")}
+        "graph_io", "opcode_index", "options_type", "options", "constant")}
     for i in range(graph.TensorsLength()):
         t = graph.Tensors(i)
         slots["shape"] += [(p, "<i") for p in _vector_slots(t, 4, 4)]
@@ -69,6 +70,10 @@ def field_slots(data: bytes) -> dict[str, list[tuple[int, str]]]:
         if o:
             start = t._tab.Vector(o)
             slots["name"] += [(start + k, "name") for k in range(t._tab.VectorLen(o))]
+        if t.Type() in (tflite.TensorType.INT32, tflite.TensorType.INT64) and t.Buffer() > 0:
+            width = 4 if t.Type() == tflite.TensorType.INT32 else 8
+            buffer = model.Buffers(t.Buffer())
+            slots["constant"] += [(p, "<i" if width == 4 else "<q") for p in _vector_slots(buffer, 4, 1)[::width]]
         q = t.Quantization()
         if q is not None:
             slots["scale"] += [(p, "<f") for p in _vector_slots(q, 8, 4)]
@@ -88,7 +93,7 @@ def field_slots(data: bytes) -> dict[str, list[tuple[int, str]]]:
 
 MUTATION_CLASSES = ("bytes", "truncate", "scale", "zero_point", "quant_axis", "shape", "tensor_type",
                     "buffer_index", "name", "tensor_index", "graph_io", "opcode_index", "options_type",
-                    "options")
+                    "options", "constant")
 
 
 def _hostile(rng: np.random.Generator, fmt: str):

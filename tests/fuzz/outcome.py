@@ -23,6 +23,7 @@ class Outcome:
     kind: str  # "error", "compiled" or "bug"
     detail: str  # the error line, or the bug's type and place
     files: dict | None = None  # the compiled model's files (kind "compiled")
+    model: object = None  # the CompiledModel (kind "compiled")
 
 
 def _place(exc: BaseException) -> str:
@@ -48,7 +49,7 @@ def compile_bytes(data: bytes, where: str = "fuzz.tflite") -> Outcome:
         return Outcome("bug", _place(exc))
     except Exception as exc:  # noqa: BLE001 - classifying every escape is the point
         return Outcome("bug", _place(exc))
-    return Outcome("compiled", f"{len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B", model.files)
+    return Outcome("compiled", f"{len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B", model.files, model)
 
 
 def c_build_problem(outcome: Outcome, work_dir: Path, compiler: str = "gcc") -> str | None:
@@ -68,3 +69,37 @@ def c_build_problem(outcome: Outcome, work_dir: Path, compiler: str = "gcc") -> 
     result = subprocess.run([compiler, *STRICT_FLAGS, "-I", str(work_dir), "-c", str(work_dir / "fuzz.c"),
                              "-o", str(work_dir / "fuzz.o")], capture_output=True, text=True)
     return None if result.returncode == 0 else result.stderr.strip()[:400]
+
+
+SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all")
+
+
+def sanitized_run_problem(outcome: Outcome, work_dir: Path, samples: int = 3, compiler: str = "gcc") -> str | None:
+    """Build a compiled outcome with its runtime under ASan and UBSan and run it on random inputs (integers
+    over the whole type, floats standard normal): None when it runs clean, else the first lines of the report.
+    Only the absence of undefined behaviour and memory errors is checked here, not the outputs."""
+    import numpy as np
+
+    from micro_relay.compiler import write_output
+    from support.c_harness import build_host_program, run_host_program
+    from support.model_check import random_inputs
+
+    import resource
+
+    model = outcome.model
+    write_output(model, work_dir)
+    soft = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (soft[1], soft[1]))  # children inherit it: ASan needs room
+    try:
+        exe = build_host_program(work_dir, model.name, cc=compiler, extra_flags=SANITIZE_FLAGS)
+        graph = model.graph
+        rng = np.random.default_rng(0)
+        inputs = [[np.ascontiguousarray(x, dtype=graph.type_of(n).dtype.numpy) for x, n in
+                   zip(random_inputs(graph, rng), graph.inputs)] for _ in range(samples)]
+        types = [(graph.type_of(n).dtype.numpy, graph.type_of(n).shape) for n in graph.outputs]
+        run_host_program(exe, inputs, types)
+    except AssertionError as exc:
+        return str(exc)[:600]
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, soft)
+    return None

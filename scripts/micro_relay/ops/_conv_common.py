@@ -140,6 +140,25 @@ def check_int8_kernel_limits(graph, node, p: dict) -> None:
                           "support (negative scale)")
 
 
+def check_bias_headroom(graph, node, terms: int, in_dtype, wide: bool) -> None:
+    """Refuse a constant bias so large that adding it to the accumulator can overflow: int32 accumulators
+    (signed overflow is undefined in C, and in TFLite Micro) and int64 ones, which TFLite Micro's 64-bit
+    MultiplyByQuantizedMultiplier requires within +-2^47. `terms` products of |x - zp| <= 256 (int8) or 32768
+    (int16) by |w| <= 128 bound the rest of the sum; layers whose sum alone can overflow are not the bias's
+    fault and are left as TFLite Micro leaves them."""
+    bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    if bias is None or bias.size == 0:
+        return
+    worst = terms * (256 if in_dtype == DType.INT8 else 32768) * 128
+    limit = (1 << 47) if wide else INT32_MAX
+    if worst >= limit:
+        return
+    peak = max(-int(bias.min()), int(bias.max()))
+    if peak > limit - worst:
+        fail(graph, node, f"bias value {peak if int(bias.max()) == peak else -peak} leaves the "
+                          f"{'int64 (+-2^47)' if wide else 'int32'} accumulator no room for {terms} products")
+
+
 def check_wide_shifts(graph, node, shift: np.ndarray) -> None:
     """The 64-bit requantization is defined for shifts in [-31, 7] only (TFLite Micro asserts it)."""
     if shift.size and (shift.min() < -31 or shift.max() > 7):

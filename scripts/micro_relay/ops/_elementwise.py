@@ -121,7 +121,10 @@ def float_input_multiplier(scale: float, integer_bits: int) -> tuple[int, int, i
     q, shift = math.frexp(float(scale) * float(1 << (31 - integer_bits)))
     multiplier = round_half_away(q * (1 << 31))
     radius = math.floor(((1 << integer_bits) - 1) * float(1 << (31 - integer_bits)) / 2.0 ** shift)
-    return multiplier, shift, radius
+    # int8 inputs give |q - zp| <= 255. A tiny scale makes the radius huge and the shift below -31: both are
+    # clamped where nothing changes for such inputs (no |x| reaches 256; SRDHM(x, M) <= 255 rounds to 0
+    # either way), so the C never holds an out-of-range literal or shifts an int32 by 32 or more.
+    return multiplier, max(shift, -31), min(radius, 256)
 
 
 def c_floats(params: dict, *names: str) -> dict:

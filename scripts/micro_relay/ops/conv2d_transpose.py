@@ -19,8 +19,8 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_index_range, check_wide_shifts, emit_call, exact_matmul,
-                           float_finish, Geometry, inputs3, prepare_convolution, requantize, window_attrs)
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_index_range, check_wide_shifts,
+                           emit_call, exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize, window_attrs)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -66,6 +66,8 @@ class Conv2DTranspose(OpDef):
                 fail(graph, node, "an int16 bias must be a constant (it is widened to int64 at compile time)")
             params["wide"] = True
             check_wide_shifts(graph, node, params["shift"])
+        check_bias_headroom(graph, node, g.k_h * g.k_w * g.in_c, graph.type_of(node.inputs[0]).dtype,
+                            params.get("wide", False))
         return params
 
     def scratch_bytes(self, graph, node, params):

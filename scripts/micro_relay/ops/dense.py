@@ -18,6 +18,7 @@ from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
 from . import _cmsis_nn, _cost
 from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._conv_common import check_bias_headroom
 
 
 def _requant_zp(mult: int, shift: int, zero_point: int) -> list[int] | None:
@@ -91,6 +92,9 @@ class Dense(OpDef):
         if bias is not None and bias.dtype not in allowed:
             fail(graph, node, f"{data.dtype.value} dense needs an {' or '.join(d.value for d in allowed)} bias, "
                               f"got {bias.dtype.value}")
+        if weight.quant.per_channel and (weight.quant.axis != 0 or len(weight.quant.scales) not in (1, weight.shape[0])):
+            fail(graph, node, f"weight has {len(weight.quant.scales)} scales on axis {weight.quant.axis} of "
+                              f"{list(weight.shape)}; dense needs one per unit (axis 0)")
         if weight.quant.per_channel:
             real = [data.quant.scale * s / out.quant.scale for s in weight.quant.scales]
             weight_zp = 0
@@ -105,6 +109,7 @@ class Dense(OpDef):
                       wide=data.dtype == DType.INT16 and (
                           bias.dtype == DType.INT64 if bias is not None
                           else node.attrs.get("quantized_bias_type", "default") != "int32"))
+        check_bias_headroom(graph, node, weight.shape[1], data.dtype, params["wide"])
         weight_data = graph.constant(node.inputs[1])
         bias_data = graph.constant(node.inputs[2]) if node.inputs[2] else np.zeros(weight.shape[0], np.int64)
         if weight_zp == 0 and weight_data is not None and bias_data is not None and not params["wide"]:
