@@ -5,13 +5,14 @@ into its bytes at the position the schema gives them (fuzz/mutations.py)."""
 
 from __future__ import annotations
 
+import shutil
 import struct
 
 import numpy as np
 import pytest
 
 from fuzz.mutations import field_slots
-from fuzz.outcome import c_build_problem, compile_bytes
+from fuzz.outcome import c_build_problem, compile_bytes, sanitized_run_problem
 from micro_relay.cli import main
 from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from support import tflite_models as m
@@ -122,6 +123,46 @@ def test_onnx_qdq_scale_zero_gets_the_same_error(tmp_path):
     with pytest.raises(CompileError) as caught:
         prepare_graph(path)
     assert "quantization scale 0.0 is not a finite positive float32 normal" in str(caught.value)
+
+
+@pytest.mark.parametrize("value", [-2 ** 31, 2 ** 31 - 1])
+def test_int32_bias_without_accumulator_headroom(value):
+    refused(patch(m.conv2d_model(), "constant", value), f"bias value {value} leaves the int32 accumulator no room",
+            "nn.conv2d")
+
+
+def test_int64_bias_beyond_tflite_micros_2_47_window():
+    refused(patch(m.fully_connected_model(dtype="int16"), "constant", 2 ** 62),
+            "leaves the int64 (+-2^47) accumulator no room", "nn.dense")
+
+
+def test_dense_per_channel_scales_on_the_depth_axis():
+    b = TFLiteBuilder()
+    x = b.tensor("x", (1, 8), "int8", scale=0.05, zero_point=0)
+    w = b.tensor("w", (4, 8), "int8", data=np.ones((4, 8)), scale=[0.01] * 8, zero_point=0, axis=1)
+    y = b.tensor("y", (1, 4), "int8", scale=0.1, zero_point=0)
+    b.op("FULLY_CONNECTED", [x, w], [y])
+    refused(b.build(), "weight has 8 scales on axis 1 of [4, 8]; dense needs one per unit (axis 0)")
+
+
+SANITIZERS = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed")
+
+
+@SANITIZERS
+@pytest.mark.parametrize("op, out_quant", [("TANH", (1 / 128, 0)), ("LOGISTIC", (1 / 256, -128))])
+def test_tiny_logistic_scale_runs_clean_under_sanitizers(tmp_path, op, out_quant):
+    # 1e-37 gave a saturation radius of 2^64 (an int32 literal out of range) and a right shift over 31
+    outcome = compile_bytes(m.unary_model(op, in_quant=(1e-37, 0), out_quant=out_quant))
+    assert outcome.kind == "compiled", outcome.detail
+    assert sanitized_run_problem(outcome, tmp_path) is None
+
+
+@SANITIZERS
+def test_huge_slice_stride_runs_clean_under_sanitizers(tmp_path):
+    model = m.strided_slice_model(begin=(0, 1, 0, 0), end=(1, 6, 6, 3), strides=(1, INT32_MAX, 1, 1))
+    outcome = compile_bytes(model)
+    assert outcome.kind == "compiled", outcome.detail
+    assert sanitized_run_problem(outcome, tmp_path) is None
 
 
 # -- indices ---------------------------------------------------------------------------------------------
