@@ -111,7 +111,8 @@ def test_onnx_qdq_scale_zero_gets_the_same_error(tmp_path):
     from micro_relay.compiler import prepare_graph
     from micro_relay.errors import CompileError
 
-    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"), numpy_helper.from_array(np.array(0, np.int8), "z")]
+    inits = [numpy_helper.from_array(np.array(0.0, np.float32), "s"),
+             numpy_helper.from_array(np.array(0, np.int8), "z")]
     nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["xq"]),
              helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["xd"]), helper.make_node("Relu", ["xd"], ["r"]),
              helper.make_node("QuantizeLinear", ["r", "s", "z"], ["rq"]),
@@ -191,8 +192,8 @@ def test_required_input_omitted():
 # -- options ---------------------------------------------------------------------------------------------
 
 def test_unknown_builtin_options_type():
-    refused(patch(m.conv2d_model(), "options_type", 250), "builtin options are unknown type 250, expected Conv2DOptions",
-            "op 0 CONV_2D")
+    refused(patch(m.conv2d_model(), "options_type", 250),
+            "builtin options are unknown type 250, expected Conv2DOptions", "op 0 CONV_2D")
 
 
 def test_builtin_options_of_another_operator():

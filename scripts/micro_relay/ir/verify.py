@@ -77,7 +77,8 @@ def verify(graph: Graph) -> Graph:
             raise CompileError(f"op {node.op} writes no tensor", where)
         inferred = op.infer(graph, node)
         if len(inferred) != len(node.outputs):
-            raise CompileError(f"op {node.op} writes {len(inferred)} tensors, the node lists {len(node.outputs)}", where)
+            raise CompileError(f"op {node.op} writes {len(inferred)} tensors, the node lists {len(node.outputs)}",
+                               where)
         for name, expected in zip(node.outputs, inferred):
             actual = graph.type_of(name)
             if actual.shape != expected.shape or actual.dtype != expected.dtype:

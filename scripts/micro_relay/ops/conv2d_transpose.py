@@ -20,7 +20,8 @@ from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_index_range, check_wide_shifts,
-                           emit_call, exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize, window_attrs)
+                           emit_call, exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize,
+                           window_attrs)
 
 
 def _geometry(graph, node) -> Geometry:

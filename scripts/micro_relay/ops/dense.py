@@ -92,7 +92,8 @@ class Dense(OpDef):
         if bias is not None and bias.dtype not in allowed:
             fail(graph, node, f"{data.dtype.value} dense needs an {' or '.join(d.value for d in allowed)} bias, "
                               f"got {bias.dtype.value}")
-        if weight.quant.per_channel and (weight.quant.axis != 0 or len(weight.quant.scales) not in (1, weight.shape[0])):
+        wq = weight.quant
+        if wq.per_channel and (wq.axis != 0 or len(wq.scales) not in (1, weight.shape[0])):
             fail(graph, node, f"weight has {len(weight.quant.scales)} scales on axis {weight.quant.axis} of "
                               f"{list(weight.shape)}; dense needs one per unit (axis 0)")
         if weight.quant.per_channel:
