@@ -210,12 +210,13 @@ def test_concat_axis_out_of_range(axis):
 
 # -- geometry and sizes ----------------------------------------------------------------------------------
 
-def _conv(stride=(1, 1), dilation=(1, 1), input_shape=(1, 8, 8, 3), output_shape=(1, 6, 6, 4)) -> bytes:
+def _conv(stride=(1, 1), dilation=(1, 1), input_shape=(1, 8, 8, 3), output_shape=(1, 6, 6, 4),
+          padding="VALID") -> bytes:
     b = TFLiteBuilder()
     x = b.tensor("x", input_shape, "float32")
     w = b.tensor("w", (4, 3, 3, input_shape[3]), "float32", data=np.ones((4, 3, 3, input_shape[3])))
     y = b.tensor("y", output_shape, "float32")
-    b.op("CONV_2D", [x, w], [y], padding="VALID", stride=stride, dilation=dilation)
+    b.op("CONV_2D", [x, w], [y], padding=padding, stride=stride, dilation=dilation)
     return b.build()
 
 
@@ -224,7 +225,15 @@ def test_stride_int_max_overflows_index_arithmetic():
 
 
 def test_dilation_int_max_overflows_index_arithmetic():
-    refused(_conv(dilation=(INT32_MAX, 1), output_shape=(1, 1, 6, 4)), "index arithmetic overflow int32")
+    # SAME padding makes room for the dilated window: the pads alone reach 2^32
+    refused(_conv(dilation=(INT32_MAX, 1), output_shape=(1, 8, 8, 4), padding="SAME"),
+            "index arithmetic overflow int32")
+    refused(_conv(dilation=(INT32_MAX, 1), output_shape=(1, 1, 6, 4)), "output height 1 is not the", "op 0 CONV_2D")
+
+
+def test_output_size_that_asks_for_millions_of_padding_rows():
+    # SAME over 8 rows gives 8 output rows; 2^24 would be 2^24 - 8 rows of padding (and a planner crawl)
+    refused(_conv(output_shape=(1, 1 << 24, 4, 4), padding="SAME"), "output height 16777216 is not the 8 that SAME")
 
 
 def test_pool_filter_int_max():

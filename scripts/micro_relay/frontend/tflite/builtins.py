@@ -121,6 +121,14 @@ def _pads(ctx, padding, in_shape, out_shape, kh, kw, sh, sw, dh=1, dw=1) -> tupl
     for what, values in (("filter size", (kh, kw)), ("strides", (sh, sw)), ("dilation", (dh, dw))):
         if min(values) < 1:
             ctx.fail(f"{what} {list(values)} must be positive")
+    # The padding is derived from the output size, so a hostile output tensor would ask for any padding at
+    # all (millions of rows): it must be the size TFLite's ComputeOutSize gives, as converters write it.
+    for axis, kernel, stride, dilation in ((1, kh, sh, dh), (2, kw, sw, dw)):
+        effective = (kernel - 1) * dilation + 1
+        expected = (in_shape[axis] + stride - (1 if padding == Padding.SAME else effective)) // stride
+        if out_shape[axis] != expected:
+            ctx.fail(f"output {'height' if axis == 1 else 'width'} {out_shape[axis]} is not the {expected} that "
+                     f"{'SAME' if padding == Padding.SAME else 'VALID'} padding gives")
     top, bottom = _same_or_valid(padding, in_shape[1], kh, sh, dh, out_shape[1])
     left, right = _same_or_valid(padding, in_shape[2], kw, sw, dw, out_shape[2])
     return (top, left, bottom, right)
