@@ -28,6 +28,7 @@ from .errors import CompileError
 from .frontend import load_model
 from .ir.graph import Graph
 from .ir.registry import get_op
+from .ir.types import MAX_TENSOR_BYTES
 from .ops._cmsis_nn import DEFAULT_BACKEND, HEADER, KERNEL_BACKENDS, fallback_note, kernel_backend
 from .passes import run_pipeline
 from .plan.memory_plan import MemoryPlan, plan_memory
@@ -80,6 +81,9 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     with kernel_backend(kernels):
         graph, choices = use_room(graph, planners) if room else (graph, ())
         plan = plan_memory(graph, planners)
+        if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
+            raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
+                               "can address", f"model '{name}'")
         emitted = emit_model(name, graph, plan, source, arena_section)
         report = plan_report(name, graph, plan, source, choices)
         _note_fallbacks(graph, report)

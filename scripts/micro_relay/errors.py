@@ -15,4 +15,11 @@ class CompileError(Exception):
         self.where = where
 
     def __str__(self) -> str:
-        return f"{self.what} ({self.where})" if self.where else self.what
+        text = f"{self.what} ({self.where})" if self.where else self.what
+        return printable(text)
+
+
+def printable(text: str) -> str:
+    """`text` with control and other unprintable characters escaped (\\n, \\x00): a tensor name from a hostile
+    file must not break the one-line error."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

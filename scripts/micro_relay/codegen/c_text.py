@@ -18,7 +18,12 @@ def c_identifier(text: str) -> str:
 
 
 def c_comment(text: str) -> str:
-    return text.replace("*/", "* /").replace("\n", " ")
+    """`text` safe inside a /* */ comment: unprintable and non-ASCII characters escaped (no line breaks), no
+    trigraph, and no '/*' or '*/' that would nest or end the comment."""
+    text = "".join(c if " " <= c <= "~" else c.encode("unicode_escape").decode("ascii") for c in text)
+    while "*/" in text or "/*" in text or "??" in text:
+        text = text.replace("*/", "* /").replace("/*", "/ *").replace("??", "? ?")
+    return text
 
 
 def array_initializer(values: np.ndarray, dtype: DType, per_line: int = 16) -> str:

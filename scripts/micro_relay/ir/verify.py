@@ -1,6 +1,7 @@
 """The verifier: rejects anything outside the Micro Relay subset, naming the node, op and tensor.
 
-Checks, in order: every shape is static and positive; every op is registered and its attributes match its
+Checks, in order: every shape is static and positive, every tensor fits a 32-bit target (dimensions, bytes,
+and all tensors together) and its quantization is usable (types.py); every op is registered and its attributes match its
 schema; every tensor is written once (by one node, or as a graph input or constant) and defined before it
 is read; every graph output exists; and every node's declared output types equal what its op infers.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from ..errors import CompileError
 from .graph import Graph
 from .registry import get_op, op_where
+from .types import MAX_TENSOR_BYTES
 
 
 def _check_attrs(op, node, where: str) -> None:
@@ -33,11 +35,17 @@ def _check_attrs(op, node, where: str) -> None:
 
 def verify(graph: Graph) -> Graph:
     """Return the graph unchanged if it is valid Micro Relay; raise CompileError otherwise."""
+    total = 0
     for name, tensor in graph.tensors.items():
         if tensor.name != name:
             raise CompileError(f"tensor registered as '{name}' is named '{tensor.name}'", f"tensor '{name}'")
-        if any(not isinstance(d, int) or d < 1 for d in tensor.type.shape):
-            raise CompileError(f"dimension is not a static positive size: {tensor.type.shape}", f"tensor '{name}'")
+        problem = tensor.type.problem()
+        if problem:
+            raise CompileError(problem, f"tensor '{name}'")
+        total += tensor.type.nbytes
+        if total > MAX_TENSOR_BYTES:  # bounds the arena (and flash) before the planner sizes anything
+            raise CompileError(f"the model's tensors need more than the {MAX_TENSOR_BYTES} bytes a 32-bit target "
+                               "can address", f"tensor '{name}'")
         if tensor.is_constant and tuple(tensor.data.shape) != tensor.type.shape:
             raise CompileError(f"constant data has shape {tensor.data.shape}, type says {tensor.type.shape}", f"tensor '{name}'")
     defined = set(graph.inputs) | {n for n, t in graph.tensors.items() if t.is_constant}
@@ -65,7 +73,12 @@ def verify(graph: Graph) -> Graph:
             if name not in graph.tensors:
                 raise CompileError(f"output '{name}' has no type", where)
             defined.add(name)
+        if not node.outputs:
+            raise CompileError(f"op {node.op} writes no tensor", where)
         inferred = op.infer(graph, node)
+        if len(inferred) != len(node.outputs):
+            raise CompileError(f"op {node.op} writes {len(inferred)} tensors, the node lists {len(node.outputs)}",
+                               where)
         for name, expected in zip(node.outputs, inferred):
             actual = graph.type_of(name)
             if actual.shape != expected.shape or actual.dtype != expected.dtype:

@@ -15,8 +15,8 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, mbqm64, wrap32
 from ..arith.multiplier import quantize_multipliers
-from ..ir.registry import Attr
-from ..ir.types import DType
+from ..ir.registry import Attr, op_where
+from ..ir.types import INT32_MAX, DType
 from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 from ._overlap import window_delta
 
@@ -84,9 +84,18 @@ def window_attrs(graph, node) -> tuple[tuple[int, int], tuple[int, int], tuple[i
     return strides, dilation, padding
 
 
+def check_index_range(graph, node, what: str, *terms: int) -> None:
+    """The kernels walk window coordinates in int32 (out * stride - pad + tap * dilation and the loop bounds
+    around them); refuse geometry whose coordinates could leave int32, since signed overflow is undefined."""
+    if sum(int(t) for t in terms) > INT32_MAX:
+        fail(graph, node, f"{what} makes the kernel's index arithmetic overflow int32 ({' + '.join(map(str, terms))})")
+
+
 def windowed_size(graph, node, size: int, kernel: int, stride: int, dilation: int, before: int, after: int) -> int:
     """Output length of a strided, dilated window over a padded axis (at least one window must fit)."""
     effective = (kernel - 1) * dilation + 1
+    check_index_range(graph, node, f"a {kernel}-tap window (stride {stride}, dilation {dilation}) over {size} "
+                                   f"padded by ({before}, {after})", size, before, after, stride, effective)
     span = size + before + after - effective
     if span < 0:
         fail(graph, node, f"a {kernel}-tap window (dilation {dilation}) does not fit an axis of {size} padded by "
@@ -112,7 +121,8 @@ def quant_params(graph, node, data, weight, channel_axis: int, channels: int) ->
     if data.dtype == DType.INT16 and (data.quant.zero_point != 0 or out.quant.zero_point != 0):
         fail(graph, node, "int16 input and output zero points must be 0 (TFLite Micro ignores them)")
     scales = wq.scales if len(wq.scales) > 1 else wq.scales * channels
-    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales])
+    mult, shift = quantize_multipliers([data.quant.scale * s / out.quant.scale for s in scales],
+                                       where=op_where(graph, node))
     lo, hi = clamp_range(graph, node)
     return {"mult": mult, "shift": shift, "in_zp": data.quant.zero_point, "out_zp": out.quant.zero_point,
             "act_min": lo, "act_max": hi}
@@ -128,6 +138,25 @@ def check_int8_kernel_limits(graph, node, p: dict) -> None:
     if np.any(np.asarray(p["mult"], dtype=np.int64) == -2 ** 31):
         fail(graph, node, "an effective scale quantizes to the multiplier INT32_MIN, which the kernel does not "
                           "support (negative scale)")
+
+
+def check_bias_headroom(graph, node, terms: int, in_dtype, wide: bool) -> None:
+    """Refuse a constant bias so large that adding it to the accumulator can overflow: int32 accumulators
+    (signed overflow is undefined in C, and in TFLite Micro) and int64 ones, which TFLite Micro's 64-bit
+    MultiplyByQuantizedMultiplier requires within +-2^47. `terms` products of |x - zp| <= 256 (int8) or 32768
+    (int16) by |w| <= 128 bound the rest of the sum; layers whose sum alone can overflow are not the bias's
+    fault and are left as TFLite Micro leaves them."""
+    bias = graph.constant(node.inputs[2]) if len(node.inputs) > 2 and node.inputs[2] else None
+    if bias is None or bias.size == 0:
+        return
+    worst = terms * (256 if in_dtype == DType.INT8 else 32768) * 128
+    limit = (1 << 47) if wide else INT32_MAX
+    if worst >= limit:
+        return
+    peak = max(-int(bias.min()), int(bias.max()))
+    if peak > limit - worst:
+        fail(graph, node, f"bias value {peak if int(bias.max()) == peak else -peak} leaves the "
+                          f"{'int64 (+-2^47)' if wide else 'int32'} accumulator no room for {terms} products")
 
 
 def check_wide_shifts(graph, node, shift: np.ndarray) -> None:

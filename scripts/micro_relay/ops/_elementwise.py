@@ -14,8 +14,8 @@ import math
 import numpy as np
 
 from ..arith.fixedpoint import mbqm32, wrap32
-from ..arith.multiplier import f32, quantize_multipliers, round_half_away
-from ..ir.registry import OpDef
+from ..arith.multiplier import f32, quantize_multipliers, round_half_away, round_to_int32_saturating
+from ..ir.registry import OpDef, op_where
 from ..ir.types import DType, TensorType
 from ._common import (ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant,
                       types)
@@ -110,7 +110,7 @@ def round_half_away_array(x: np.ndarray) -> np.ndarray:
 
 def float_to_quantized(value: float, scale: float, zero_point: int, dtype: DType) -> int:
     """TFLM's FloatToQuantizedType: clamp(round(float(value) / float(scale)) + zp) (float division)."""
-    q = round_half_away(f32(f32(value) / f32(scale))) + zero_point
+    q = round_to_int32_saturating(f32(f32(value) / f32(scale))) + zero_point
     return int(min(max(q, dtype.min), dtype.max))
 
 
@@ -121,7 +121,10 @@ def float_input_multiplier(scale: float, integer_bits: int) -> tuple[int, int, i
     q, shift = math.frexp(float(scale) * float(1 << (31 - integer_bits)))
     multiplier = round_half_away(q * (1 << 31))
     radius = math.floor(((1 << integer_bits) - 1) * float(1 << (31 - integer_bits)) / 2.0 ** shift)
-    return multiplier, shift, radius
+    # int8 inputs give |q - zp| <= 255. A tiny scale makes the radius huge and the shift below -31: both are
+    # clamped where nothing changes for such inputs (no |x| reaches 256; SRDHM(x, M) <= 255 rounds to 0
+    # either way), so the C never holds an out-of-range literal or shifts an int32 by 32 or more.
+    return multiplier, max(shift, -31), min(radius, 256)
 
 
 def c_floats(params: dict, *names: str) -> dict:
@@ -200,10 +203,10 @@ def addsub_params(graph, node, qa, qb, qo, dtype: DType) -> dict:
     left_shift = 15 if dtype == DType.INT16 else 20
     twice = 2 * max(qa.scale, qb.scale)
     ratios = [qa.scale / twice, qb.scale / twice, twice / ((1 << left_shift) * qo.scale)]
-    (ma, mb, mo), (sa, sb, so) = quantize_multipliers(ratios)
     if not 0 < ratios[2] < 1:
         fail(graph, node, f"output scale {qo.scale} is too small for input scales {qa.scale}, {qb.scale} "
                           f"(TFLite Micro requires an output rescale below 1)")
+    (ma, mb, mo), (sa, sb, so) = quantize_multipliers(ratios, where=op_where(graph, node))
     return {"left_shift": left_shift, "a_offset": -qa.zero_point, "b_offset": -qb.zero_point,
             "out_offset": qo.zero_point, "a_mult": int(ma), "a_shift": int(sa), "b_mult": int(mb), "b_shift": int(sb),
             "out_mult": int(mo), "out_shift": int(so)}

@@ -8,7 +8,7 @@ memcpy runs. Pools share their window geometry, TFLite Micro's Prepare checks an
 from __future__ import annotations
 
 from ..arith.multiplier import f32
-from ..ir.types import DType, TensorType
+from ..ir.types import INT32_MAX, DType, TensorType
 from ._common import c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 from ._overlap import window_delta
 
@@ -70,6 +70,10 @@ def pool_infer(graph, node) -> list[TensorType]:
     if min(kh, kw, sh, sw) < 1 or min(top, left, bottom, right) < 0:
         fail(graph, node, f"pool size {kh}x{kw}, strides {sh}x{sw} and padding must be positive")
     n, h, w, c = data.shape
+    for size, k, stride, before, after in ((h, kh, sh, top, bottom), (w, kw, sw, left, right)):
+        if size + before + after + stride + k > INT32_MAX:
+            fail(graph, node, f"a {k}-tap window (stride {stride}) over {size} padded by ({before}, {after}) makes "
+                              f"the kernel's index arithmetic overflow int32")
     out_h, out_w = (h + top + bottom - kh) // sh + 1, (w + left + right - kw) // sw + 1
     if out_h < 1 or out_w < 1:
         fail(graph, node, f"{kh}x{kw} window does not fit the padded {h}x{w} input")

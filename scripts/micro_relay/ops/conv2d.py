@@ -25,7 +25,8 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_int8_kernel_limits,
+                           check_wide_shifts, emit_call,
                            exact_matmul, float_finish, folded_bias, Geometry, inputs3, inside_image, is_pointwise,
                            prepare_convolution, requantize, window_attrs, window_overlap_delta, windowed_size,
                            windows)
@@ -171,6 +172,8 @@ class Conv2D(OpDef):
                               else node.attrs.get("quantized_bias_type", "default") != "int32")
             if params["wide"]:
                 check_wide_shifts(graph, node, params["shift"])
+        check_bias_headroom(graph, node, g.k_h * g.k_w * g.filter_c, graph.type_of(node.inputs[0]).dtype,
+                            params.get("wide", False))
         return params
 
     def reference(self, graph, node, p, inputs):

@@ -19,8 +19,9 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_wide_shifts, emit_call, exact_matmul, float_finish,
-                           Geometry, inputs3, prepare_convolution, requantize, window_attrs)
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_index_range, check_wide_shifts,
+                           emit_call, exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize,
+                           window_attrs)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -34,6 +35,8 @@ def _geometry(graph, node) -> Geometry:
     oc, kh, kw, filter_c = weight.shape
     if filter_c != c or shape[3] != oc or shape[0] != n or min(shape) < 1:
         fail(graph, node, f"weight {list(weight.shape)} does not map input {list(data.shape)} to output {list(shape)}")
+    check_index_range(graph, node, f"input height {h} at stride {sh}", h * sh, kh, top, shape[1])
+    check_index_range(graph, node, f"input width {w} at stride {sw}", w * sw, kw, left, shape[2])
     return Geometry(n, h, w, c, shape[1], shape[2], oc, kh, kw, c, sh, sw, 1, 1, top, left)
 
 
@@ -64,6 +67,8 @@ class Conv2DTranspose(OpDef):
                 fail(graph, node, "an int16 bias must be a constant (it is widened to int64 at compile time)")
             params["wide"] = True
             check_wide_shifts(graph, node, params["shift"])
+        check_bias_headroom(graph, node, g.k_h * g.k_w * g.in_c, graph.type_of(node.inputs[0]).dtype,
+                            params.get("wide", False))
         return params
 
     def scratch_bytes(self, graph, node, params):

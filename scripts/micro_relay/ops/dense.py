@@ -8,14 +8,17 @@ the 32-bit multiply).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..arith.fixedpoint import mbqm32, mbqm64
 from ..arith.multiplier import f32, quantize_multipliers
-from ..ir.registry import Attr, OpDef, register
+from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
 from . import _cmsis_nn, _cost
 from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._conv_common import check_bias_headroom
 
 
 def _requant_zp(mult: int, shift: int, zero_point: int) -> list[int] | None:
@@ -65,8 +68,10 @@ class Dense(OpDef):
             fail(graph, node, f"weight {list(weight.shape)} does not fit input {list(data.shape)}")
         rows = data.size // weight.shape[1]
         shape = tuple(node.attrs["output_shape"])
-        if int(np.prod(shape)) != rows * weight.shape[0] or shape[-1] != weight.shape[0]:
+        if not shape or math.prod(shape) != rows * weight.shape[0] or shape[-1] != weight.shape[0]:
             fail(graph, node, f"output shape {list(shape)} does not hold {rows} rows of {weight.shape[0]}")
+        if bias is not None and bias.size != weight.shape[0]:
+            fail(graph, node, f"bias has {bias.size} elements, expected one per unit ({weight.shape[0]})")
         return [TensorType(shape, data.dtype, out_type(graph, node).quant)]
 
     def prepare(self, graph, node):
@@ -76,18 +81,28 @@ class Dense(OpDef):
         params = {"rows": data.size // weight.shape[1], "depth": weight.shape[1], "units": weight.shape[0],
                   "act_min": lo, "act_max": hi, "kind": kernel_suffix(data.dtype)}
         if data.dtype.is_float:
+            if weight.dtype != DType.FLOAT32 or (bias is not None and bias.dtype != DType.FLOAT32):
+                fail(graph, node, "float32 dense needs float32 weight and bias")
             return params
         for t, what in ((data, "input"), (weight, "weight"), (out, "output")):
             require_quant(graph, node, t, what)
         if weight.dtype != DType.INT8:
             fail(graph, node, f"{data.dtype.value} dense needs int8 weights, got {weight.dtype.value}")
+        allowed = (DType.INT32,) if data.dtype != DType.INT16 else (DType.INT32, DType.INT64)
+        if bias is not None and bias.dtype not in allowed:
+            fail(graph, node, f"{data.dtype.value} dense needs an {' or '.join(d.value for d in allowed)} bias, "
+                              f"got {bias.dtype.value}")
+        wq = weight.quant
+        if wq.per_channel and (wq.axis != 0 or len(wq.scales) not in (1, weight.shape[0])):
+            fail(graph, node, f"weight has {len(weight.quant.scales)} scales on axis {weight.quant.axis} of "
+                              f"{list(weight.shape)}; dense needs one per unit (axis 0)")
         if weight.quant.per_channel:
             real = [data.quant.scale * s / out.quant.scale for s in weight.quant.scales]
             weight_zp = 0
         else:
             real = [f32(f32(data.quant.scale) * f32(weight.quant.scale)) / out.quant.scale]
             weight_zp = weight.quant.zero_point
-        mult, shift = quantize_multipliers(real)
+        mult, shift = quantize_multipliers(real, where=op_where(graph, node))
         params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
                       out_zp=out.quant.zero_point,
                       # int16x8 accumulates in int64 unless the bias is int32, or there is no bias and the
@@ -95,6 +110,7 @@ class Dense(OpDef):
                       wide=data.dtype == DType.INT16 and (
                           bias.dtype == DType.INT64 if bias is not None
                           else node.attrs.get("quantized_bias_type", "default") != "int32"))
+        check_bias_headroom(graph, node, weight.shape[1], data.dtype, params["wide"])
         weight_data = graph.constant(node.inputs[1])
         bias_data = graph.constant(node.inputs[2]) if node.inputs[2] else np.zeros(weight.shape[0], np.int64)
         if weight_zp == 0 and weight_data is not None and bias_data is not None and not params["wide"]:

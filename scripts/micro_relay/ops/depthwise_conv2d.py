@@ -26,7 +26,8 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
-from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_int8_kernel_limits, check_wide_shifts, emit_call,
+from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_int8_kernel_limits,
+                           check_wide_shifts, emit_call,
                            float_finish, folded_bias, Geometry, inputs3, inside_image, prepare_convolution,
                            requantize, window_attrs, window_overlap_delta, windowed_size, windows)
 from . import _cmsis_nn, _cost
@@ -181,6 +182,8 @@ class DepthwiseConv2D(OpDef):
                                   f"got {bias_dtype.value}")
             params["wide"] = True
             check_wide_shifts(graph, node, params["shift"])
+        check_bias_headroom(graph, node, g.k_h * g.k_w, graph.type_of(node.inputs[0]).dtype,
+                            params.get("wide", False))
         return params
 
     def reference(self, graph, node, p, inputs):

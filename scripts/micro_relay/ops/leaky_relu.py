@@ -18,7 +18,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32
 from ..arith.multiplier import f32, quantize_multiplier
-from ..ir.registry import Attr, OpDef, register
+from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType
 from ._common import c_float, kernel_suffix, out_type, types
 from ._elementwise import emit_unary, same_dtype, unary_infer
@@ -41,8 +41,8 @@ class LeakyRelu(OpDef):
         if dtype.is_float:
             return params
         q_in, q_out = types(graph, node)[0].quant, out_type(graph, node).quant
-        alpha_mult, alpha_shift = quantize_multiplier(q_in.scale * alpha / q_out.scale)
-        id_mult, id_shift = quantize_multiplier(q_in.scale / q_out.scale)
+        alpha_mult, alpha_shift = quantize_multiplier(q_in.scale * alpha / q_out.scale, where=op_where(graph, node))
+        id_mult, id_shift = quantize_multiplier(q_in.scale / q_out.scale, where=op_where(graph, node))
         params.update(in_zp=q_in.zero_point, out_zp=q_out.zero_point, id_mult=id_mult, id_shift=id_shift,
                       alpha_mult=abs(alpha_mult), alpha_shift=alpha_shift, alpha_negative=int(alpha_mult < 0))
         return params

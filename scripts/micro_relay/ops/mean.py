@@ -13,7 +13,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multiplier
-from ..ir.registry import Attr, OpDef, register
+from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
 from ._common import fail, kernel_suffix, out_type, require_quant, types
 from ._pooling import c_array, left_pad, row_major_steps
@@ -79,7 +79,7 @@ class Mean(OpDef):
             return p
         require_quant(graph, node, data, "input")
         require_quant(graph, node, out, "output")
-        mult, shift = quantize_multiplier(f32(data.quant.scale) / f32(out.quant.scale))
+        mult, shift = quantize_multiplier(f32(data.quant.scale) / f32(out.quant.scale), where=op_where(graph, node))
         k = min(count.bit_length() - 1, 32, 31 + shift)
         p.update(in_zp=data.quant.zero_point, out_zp=out.quant.zero_point,
                  mult=int((mult << k) // count), shift=shift - k)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..arith.fixedpoint import mbqm32
 from ..arith.multiplier import quantize_multiplier
-from ..ir.registry import register
+from ..ir.registry import op_where, register
 from ..ir.types import DType
 from ._common import fail
 from ._elementwise import BinaryOp
@@ -29,7 +29,7 @@ class Multiply(BinaryOp):
         if dtype == DType.INT16 and (qa.zero_point, qb.zero_point, qo.zero_point) != (0, 0, 0):
             fail(graph, node, "int16 multiply needs zero points of 0 on both inputs and the output, got "
                               f"{qa.zero_point}, {qb.zero_point}, {qo.zero_point}")
-        mult, shift = quantize_multiplier(qa.scale * qb.scale / qo.scale)
+        mult, shift = quantize_multiplier(qa.scale * qb.scale / qo.scale, where=op_where(graph, node))
         return {"a_offset": -qa.zero_point, "b_offset": -qb.zero_point, "out_offset": qo.zero_point,
                 "mult": mult, "shift": shift}
 

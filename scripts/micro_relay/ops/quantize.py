@@ -16,7 +16,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multiplier
-from ..ir.registry import OpDef, register
+from ..ir.registry import OpDef, op_where, register
 from ..ir.types import DType
 from ._common import c_float, fail, out_type, require_quant, types
 from ._elementwise import emit_unary, round_half_away_array, unary_infer
@@ -51,7 +51,7 @@ class Quantize(OpDef):
         require_quant(graph, node, src, "input")
         if src.quant is None:
             fail(graph, node, f"{src.dtype.value} input of quantize has no quantization parameters")
-        mult, shift = quantize_multiplier(src.quant.scale / q_out.scale)
+        mult, shift = quantize_multiplier(src.quant.scale / q_out.scale, where=op_where(graph, node))
         params.update(in_zp=src.quant.zero_point, mult=mult, shift=shift)
         return params
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32
 from ..arith.multiplier import quantize_multiplier
-from ..ir.registry import OpDef, register
+from ..ir.registry import OpDef, op_where, register
 from ..ir.types import DType
 from ._common import fail, kernel_suffix, out_type, types
 from ._elementwise import emit_unary, same_dtype, unary_infer
@@ -38,7 +38,7 @@ class Relu(OpDef):
         q_in, q_out = types(graph, node)[0].quant, out_type(graph, node).quant
         if dtype == DType.INT16 and (q_in.zero_point, q_out.zero_point) != (0, 0):
             fail(graph, node, f"int16 relu needs zero points of 0, got {q_in.zero_point} and {q_out.zero_point}")
-        mult, shift = quantize_multiplier(q_in.scale / q_out.scale)
+        mult, shift = quantize_multiplier(q_in.scale / q_out.scale, where=op_where(graph, node))
         params.update(in_zp=q_in.zero_point, out_zp=q_out.zero_point, mult=mult, shift=shift,
                       act_min=max(dtype.min, q_out.zero_point), act_max=dtype.max)
         return params

@@ -35,7 +35,7 @@ import numpy as np
 from ..arith import gemmlowp
 from ..arith.fixedpoint import mbqm32, rdbpot, srdhm, wrap32
 from ..arith.multiplier import f32, quantize_multiplier, round_half_away
-from ..ir.registry import Attr, OpDef, register
+from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType
 from ._common import c_float, fail, out_type, types
 from ._elementwise import emit_unary, unary_infer
@@ -74,7 +74,7 @@ class Softmax(OpDef):
             if q_out.zero_point != 0 or abs(f32(f32(q_out.scale) - f32(1.0 / 32768))) > f32(0.001 / 32768):
                 fail(graph, node, f"int16 softmax output must have zero point 0 and scale 1/32768, got "
                                   f"{q_out.zero_point} and {q_out.scale}")
-            mult, shift = quantize_multiplier(src.quant.scale * beta / (10.0 / 65535.0))
+            mult, shift = quantize_multiplier(src.quant.scale * beta / (10.0 / 65535.0), where=op_where(graph, node))
             exp_lut, recip_lut = int16_luts()
             return {**params, "kind": "s16_s16", "mult": mult, "shift": shift, "exp_lut": exp_lut,
                     "recip_lut": recip_lut}
@@ -89,7 +89,7 @@ class Softmax(OpDef):
         if not real > 1.0:
             fail(graph, node, f"beta * input scale = {beta * src.quant.scale} is too small for TFLite Micro's "
                               f"int8 softmax (beta * scale * 2^26 must exceed 1)")
-        mult, shift = quantize_multiplier(real)
+        mult, shift = quantize_multiplier(real, where=op_where(graph, node))
         radius = math.floor(((1 << SCALED_DIFF_INTEGER_BITS) - 1) * float(1 << (31 - SCALED_DIFF_INTEGER_BITS))
                             / 2.0 ** shift)
         out_bits = 8 * dst.dtype.itemsize

@@ -52,7 +52,10 @@ class StridedSlice(OpDef):
         counts = _counts(graph, node)
         in_steps = row_major_steps(data.shape)
         start = sum(b * st for b, st in zip(node.attrs["begin"], in_steps))
-        dims, steps = collapse(counts, [s * st for s, st in zip(node.attrs["strides"], in_steps)])
+        # An axis that takes one element never moves along its stride: step 0 there, so that a huge stride
+        # (which then takes one element) never becomes an int32 step the C field cannot hold.
+        steps = [s * st if c > 1 else 0 for s, st, c in zip(node.attrs["strides"], in_steps, counts)]
+        dims, steps = collapse(counts, steps)
         if len(dims) > COPY_MAX_DIMS:
             fail(graph, node, f"slice needs {len(dims)} dimensions after merging, at most {COPY_MAX_DIMS} run")
         return {"counts": counts, "start": start, "elem_size": data.dtype.itemsize,

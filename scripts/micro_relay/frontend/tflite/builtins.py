@@ -14,12 +14,14 @@ import numpy as np
 import tflite
 from tflite.ActivationFunctionType import ActivationFunctionType as Act
 from tflite.BuiltinOperator import BuiltinOperator as B
+from tflite.BuiltinOptions import BuiltinOptions
 from tflite.Padding import Padding
 from tflite.TensorType import TensorType
 
 from ...errors import CompileError
 from ...ir.graph import Node, Tensor
 
+_OPTION_NAMES = {v: k for k, v in vars(BuiltinOptions).items() if not k.startswith("_")}
 _ACTIVATIONS = {Act.NONE: "none", Act.RELU: "relu", Act.RELU6: "relu6", Act.RELU_N1_TO_1: "relu_n1_to_1"}
 
 
@@ -34,13 +36,27 @@ class ConvertContext:
     def fail(self, what: str):
         raise CompileError(what, self.where)
 
-    def options(self, op, cls):
+    def options(self, op, cls, required: bool = False):
+        """The operator's options table read as `cls`, None when absent (schema defaults) unless `required`.
+        The union's type tag must name `cls`: another table's bytes read as `cls` would be garbage."""
+        expected = getattr(BuiltinOptions, cls.__name__)
+        kind = op.BuiltinOptionsType()
         table = op.BuiltinOptions()
-        if table is None:
+        if kind == BuiltinOptions.NONE or table is None:
+            if required:
+                self.fail(f"operator has no {cls.__name__}")
             return None
+        if kind != expected:
+            self.fail(f"builtin options are {_OPTION_NAMES.get(kind, f'unknown type {kind}')}, expected {cls.__name__}")
         opts = cls()
         opts.Init(table.Bytes, table.Pos)
         return opts
+
+    def axis(self, value: int, rank: int, what: str) -> int:
+        """A TFLite axis in [-rank, rank) as a non-negative index."""
+        if not -rank <= value < rank:
+            self.fail(f"{what} {value} is outside [{-rank}, {rank}) for a rank-{rank} tensor")
+        return value % rank
 
     def activation(self, code: int) -> str:
         if code not in _ACTIVATIONS:
@@ -54,7 +70,15 @@ class ConvertContext:
         return tensor.data
 
     def shape(self, name: str) -> tuple[int, ...]:
+        if not name:
+            self.fail("a required input is absent (tensor index -1)")
         return self.tensors[name].type.shape
+
+    def rank(self, name: str, rank: int, what: str) -> tuple[int, ...]:
+        shape = self.shape(name)
+        if len(shape) != rank:
+            self.fail(f"{what} must be {rank}-D, got shape {list(shape)}")
+        return shape
 
     def need_inputs(self, inputs, low: int, high: int | None = None):
         high = low if high is None else high
@@ -92,6 +116,19 @@ def _conv_out(padding: int, in_size: int, kernel: int, stride: int) -> int:
 
 
 def _pads(ctx, padding, in_shape, out_shape, kh, kw, sh, sw, dh=1, dw=1) -> tuple[int, int, int, int]:
+    if padding not in (Padding.SAME, Padding.VALID):
+        ctx.fail(f"unknown padding type {padding}")
+    for what, values in (("filter size", (kh, kw)), ("strides", (sh, sw)), ("dilation", (dh, dw))):
+        if min(values) < 1:
+            ctx.fail(f"{what} {list(values)} must be positive")
+    # The padding is derived from the output size, so a hostile output tensor would ask for any padding at
+    # all (millions of rows): it must be the size TFLite's ComputeOutSize gives, as converters write it.
+    for axis, kernel, stride, dilation in ((1, kh, sh, dh), (2, kw, sw, dw)):
+        effective = (kernel - 1) * dilation + 1
+        expected = (in_shape[axis] + stride - (1 if padding == Padding.SAME else effective)) // stride
+        if out_shape[axis] != expected:
+            ctx.fail(f"output {'height' if axis == 1 else 'width'} {out_shape[axis]} is not the {expected} that "
+                     f"{'SAME' if padding == Padding.SAME else 'VALID'} padding gives")
     top, bottom = _same_or_valid(padding, in_shape[1], kh, sh, dh, out_shape[1])
     left, right = _same_or_valid(padding, in_shape[2], kw, sw, dw, out_shape[2])
     return (top, left, bottom, right)
@@ -104,10 +141,9 @@ def _node(ctx, op_name, inputs, outputs, **attrs) -> Node:
 @converts(B.CONV_2D)
 def conv2d(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 2, 3)
-    o = ctx.options(op, tflite.Conv2DOptions)
-    data, weight = ctx.shape(inputs[0]), ctx.shape(inputs[1])
-    if len(data) != 4 or len(weight) != 4:
-        ctx.fail("CONV_2D needs 4-D input and filter")
+    o = ctx.options(op, tflite.Conv2DOptions, required=True)
+    data, weight = ctx.rank(inputs[0], 4, "CONV_2D input"), ctx.rank(inputs[1], 4, "CONV_2D filter")
+    ctx.rank(outputs[0], 4, "CONV_2D output")
     strides, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
     pads = _pads(ctx, o.Padding(), data, ctx.shape(outputs[0]), weight[1], weight[2], *strides, *dilation)
     bias = inputs[2] if len(inputs) > 2 else ""
@@ -119,14 +155,14 @@ def conv2d(ctx, op, inputs, outputs):
 @converts(B.DEPTHWISE_CONV_2D)
 def depthwise_conv2d(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 2, 3)
-    o = ctx.options(op, tflite.DepthwiseConv2DOptions)
-    data, weight = ctx.shape(inputs[0]), ctx.shape(inputs[1])
-    if len(data) != 4 or len(weight) != 4:
-        ctx.fail("DEPTHWISE_CONV_2D needs 4-D input and filter")
+    o = ctx.options(op, tflite.DepthwiseConv2DOptions, required=True)
+    data = ctx.rank(inputs[0], 4, "DEPTHWISE_CONV_2D input")
+    weight = ctx.rank(inputs[1], 4, "DEPTHWISE_CONV_2D filter")
+    ctx.rank(outputs[0], 4, "DEPTHWISE_CONV_2D output")
     strides, dilation = (o.StrideH(), o.StrideW()), (o.DilationHFactor(), o.DilationWFactor())
     pads = _pads(ctx, o.Padding(), data, ctx.shape(outputs[0]), weight[1], weight[2], *strides, *dilation)
     bias = inputs[2] if len(inputs) > 2 else ""
-    multiplier = o.DepthMultiplier() or (weight[3] // data[3])
+    multiplier = o.DepthMultiplier() or (weight[3] // data[3] if data[3] else 0)
     return [_node(ctx, "nn.depthwise_conv2d", [inputs[0], inputs[1], bias], outputs, strides=strides,
                   dilation=dilation, padding=pads, depth_multiplier=int(multiplier),
                   activation=ctx.activation(o.FusedActivationFunction()))]
@@ -135,15 +171,19 @@ def depthwise_conv2d(ctx, op, inputs, outputs):
 @converts(B.TRANSPOSE_CONV)
 def transpose_conv(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 3, 4)
-    o = ctx.options(op, tflite.TransposeConvOptions)
+    o = ctx.options(op, tflite.TransposeConvOptions, required=True)
+    ctx.rank(outputs[0], 4, "TRANSPOSE_CONV output")
+    ctx.rank(inputs[2], 4, "TRANSPOSE_CONV input")
     # TFLite Micro takes the output size from the output tensor, not from the output-shape input, which
     # may even be a runtime graph input (then it is left unread). A constant one must agree.
     out_shape = tuple(ctx.shape(outputs[0]))
     shape_input = ctx.tensors.get(inputs[0])
-    if shape_input is not None and shape_input.is_constant and tuple(int(d) for d in shape_input.data) != out_shape:
+    if shape_input is not None and shape_input.is_constant and tuple(map(int, shape_input.data.ravel())) != out_shape:
         ctx.fail(f"output shape input {shape_input.data.tolist()} differs from the output tensor {list(out_shape)}")
-    weight = ctx.shape(inputs[1])
+    weight = ctx.rank(inputs[1], 4, "TRANSPOSE_CONV filter")
     strides = (o.StrideH(), o.StrideW())
+    if min(strides) < 1:
+        ctx.fail(f"strides {list(strides)} must be positive")
     # TFLite computes transpose-conv padding with the output as the "input" of a forward conv.
     top, bottom = _same_or_valid(o.Padding(), out_shape[1], weight[1], strides[0], 1,
                                  _conv_out(o.Padding(), out_shape[1], weight[1], strides[0]))
@@ -177,10 +217,9 @@ def _bias_type(options) -> str:
 def _pool(op_name):
     def convert(ctx, op, inputs, outputs):
         ctx.need_inputs(inputs, 1)
-        o = ctx.options(op, tflite.Pool2DOptions)
-        data = ctx.shape(inputs[0])
-        if len(data) != 4:
-            ctx.fail("pooling needs a 4-D input")
+        o = ctx.options(op, tflite.Pool2DOptions, required=True)
+        data = ctx.rank(inputs[0], 4, "pooling input")
+        ctx.rank(outputs[0], 4, "pooling output")
         size, strides = (o.FilterHeight(), o.FilterWidth()), (o.StrideH(), o.StrideW())
         pads = _pads(ctx, o.Padding(), data, ctx.shape(outputs[0]), *size, *strides)
         return [_node(ctx, op_name, inputs, outputs, pool_size=size, strides=strides, padding=pads,
@@ -239,6 +278,8 @@ def pad(ctx, op, inputs, outputs):
     attrs = {"pad_width": tuple(int(v) for v in paddings.ravel())}
     if len(inputs) > 2 and inputs[2]:
         value = ctx.constant(inputs[2], "PADV2 constant value").ravel()
+        if value.size != 1:
+            ctx.fail(f"PADV2 constant value holds {value.size} values, not 1")
         if value.dtype == np.int8:  # TFLite Micro's PadPrepare: the raw constant must share the output's quantization
             cq, oq = ctx.tensors[inputs[2]].type.quant, ctx.tensors[outputs[0]].type.quant
             cq, oq = ((q.scale, q.zero_point) if q is not None else (0.0, 0) for q in (cq, oq))
@@ -255,9 +296,9 @@ def strided_slice(ctx, op, inputs, outputs):
     shape = ctx.shape(inputs[0])
     if len(shape) > 5:
         ctx.fail("STRIDED_SLICE supports at most 5 dimensions")
-    begin = [int(v) for v in ctx.constant(inputs[1], "STRIDED_SLICE begin")]
-    end = [int(v) for v in ctx.constant(inputs[2], "STRIDED_SLICE end")]
-    strides = [int(v) for v in ctx.constant(inputs[3], "STRIDED_SLICE strides")]
+    begin = [int(v) for v in ctx.constant(inputs[1], "STRIDED_SLICE begin").ravel()]
+    end = [int(v) for v in ctx.constant(inputs[2], "STRIDED_SLICE end").ravel()]
+    strides = [int(v) for v in ctx.constant(inputs[3], "STRIDED_SLICE strides").ravel()]
     if o is not None and (o.EllipsisMask() or o.NewAxisMask()):
         # TFLite Micro forces these masks to 0; follow it.
         pass
@@ -306,10 +347,10 @@ def leaky_relu(ctx, op, inputs, outputs):
 def concatenation(ctx, op, inputs, outputs):
     o = ctx.options(op, tflite.ConcatenationOptions)
     rank = len(ctx.shape(outputs[0]))
-    axis = o.Axis() if o is not None else 0
+    axis = ctx.axis(o.Axis() if o is not None else 0, rank, "CONCATENATION axis")
     if o is not None and o.FusedActivationFunction() != Act.NONE:
         ctx.fail("CONCATENATION with a fused activation is not supported")
-    return [_node(ctx, "concatenate", inputs, outputs, axis=int(axis % rank))]
+    return [_node(ctx, "concatenate", inputs, outputs, axis=axis)]
 
 
 @converts(B.MEAN)
@@ -317,7 +358,7 @@ def mean(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 2)
     o = ctx.options(op, tflite.ReducerOptions)
     rank = len(ctx.shape(inputs[0]))
-    axes = sorted({int(a) % rank for a in np.atleast_1d(ctx.constant(inputs[1], "MEAN axis"))})
+    axes = sorted({ctx.axis(int(a), rank, "MEAN axis") for a in np.ravel(ctx.constant(inputs[1], "MEAN axis"))})
     return [_node(ctx, "mean", inputs[:1], outputs, axis=tuple(axes), keepdims=bool(o.KeepDims()) if o is not None else False)]
 
 
