@@ -15,6 +15,9 @@ buffer uses, so there the faster kernel costs no RAM. use_room(graph) chooses th
   5. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
      all see the same kernel). The compiler plans it again over every order and planner, which can only match
      or beat the order of step 3: the arena stays at most A (dropping a variant only frees bytes).
+  6. each test places the whole graph, so testing every candidate costs candidates x buffers, quadratic in a
+     long chain; once the tests have placed ROOM_WORK_BUDGET buffers in all, the candidates not yet tried
+     (the smallest savings) keep their default kernel, and the report's note says so.
 A node whose attributes already hold a variant (a test, a user) is left alone: its op offers no variants then.
 """
 
@@ -24,10 +27,15 @@ from dataclasses import dataclass, replace
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import build_buffers, lower_bound, node_overlap
-from .memory_plan import node_scratch, plan_memory
+from .buffers import build_buffers, lower_bound, node_overlap, overlap_of
+from .memory_plan import node_scratch, plan_memory, scratch_of
 from .orders import ORDERS, LiveBytes
-from .planners import PLANNERS, arena_size
+from .planners import PLANNERS, arena_size, placement_passes
+
+# Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
+# whole graph, so testing every candidate costs candidates x buffers; this bound is far above what the
+# models we have need (person_detect: about 5,000) and keeps a 3,000-layer chain to a few hundred tests.
+ROOM_WORK_BUDGET = 400_000
 
 
 @dataclass(frozen=True)
@@ -63,14 +71,36 @@ def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
     return _with_node(graph, node_index, graph.nodes[node_index].with_attrs(**attrs))
 
 
-def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int) -> bool:
-    """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives."""
-    scratch, overlap = node_scratch(graph), node_overlap(graph)
-    order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
+def _node_costs(graph: Graph, node_index: int) -> tuple[int, int | None]:
+    """(scratch bytes, overlap delta or None) of one node, as node_scratch and node_overlap count them."""
+    node = graph.nodes[node_index]
+    return scratch_of(graph, node), overlap_of(graph, node)
+
+
+def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int, scratch: dict[int, int],
+          overlap: dict[int, int]) -> tuple[bool, int]:
+    """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives; and the
+    work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch(graph) and
+    node_overlap(graph). Each greedy planner keeps the smallest of its first-fit passes (first_fit.place_best);
+    a fit only needs one of them to fit, so the passes stop at the first that does."""
+    order = tuple(range(len(graph.nodes))) if order_name == "model" else \
+        ORDERS[order_name](LiveBytes(graph, scratch, overlap))
     buffers = build_buffers(graph, order, scratch, overlap)
     if lower_bound(buffers) > budget:
-        return False
-    return any(arena_size(buffers, PLANNERS[name](buffers)) <= budget for name in planners)
+        return False, len(buffers)
+    work = 0
+    for name in planners:
+        passes = placement_passes(name, buffers)
+        if passes is None:
+            work += len(buffers)
+            if arena_size(buffers, PLANNERS[name](buffers)) <= budget:
+                return True, work
+            continue
+        for offsets in passes:
+            work += len(buffers)
+            if arena_size(buffers, offsets) <= budget:
+                return True, work
+    return False, work
 
 
 def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Graph, tuple[RoomChoice, ...]]:
@@ -94,9 +124,23 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     candidates.sort(key=lambda c: (c[0] is None, -(c[0] or 0), c[1]))
     original = graph
     choices = []
+    # A variant changes its own node's scratch and overlap only (an op prices a node from the node and its
+    # tensors), so the two tables are kept up to date node by node instead of priced again for each test.
+    scratch, overlap = dict(node_scratch(graph)), dict(node_overlap(graph))
+    work = 0
     for _, index, variants, base in candidates:
-        kept = next((v for v in variants if _fits(_with_attrs(graph, index, v), order_name, planners, budget)),
-                    None)
+        kept = None
+        if work > ROOM_WORK_BUDGET:
+            choices.append(RoomChoice(index, None, None, "not tried: the room search's work budget is spent"))
+            continue
+        for v in variants:
+            trial = _with_attrs(graph, index, v)
+            trial_scratch, trial_overlap = _priced(scratch, overlap, trial, index)
+            fits, cost = _fits(trial, order_name, planners, budget, trial_scratch, trial_overlap)
+            work += cost
+            if fits:
+                kept, scratch, overlap = v, trial_scratch, trial_overlap
+                break
         saving = None
         if kept is not None:
             graph = _with_attrs(graph, index, kept)
@@ -105,6 +149,20 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
         choices.append(RoomChoice(index, kept, saving))
     graph, choices = _same_functions(original, graph, choices)
     return graph, tuple(sorted(choices, key=lambda c: c.node))
+
+
+def _priced(scratch: dict[int, int], overlap: dict[int, int], graph: Graph,
+            node_index: int) -> tuple[dict[int, int], dict[int, int]]:
+    """The scratch and overlap tables with one node priced again in `graph`."""
+    nbytes, delta = _node_costs(graph, node_index)
+    scratch, overlap = dict(scratch), dict(overlap)
+    scratch.pop(node_index, None)
+    overlap.pop(node_index, None)
+    if nbytes:
+        scratch[node_index] = nbytes
+    if delta is not None:
+        overlap[node_index] = delta
+    return dict(sorted(scratch.items())), dict(sorted(overlap.items()))
 
 
 def _same_functions(original: Graph, graph: Graph, choices: list[RoomChoice]) -> tuple[Graph, list[RoomChoice]]:

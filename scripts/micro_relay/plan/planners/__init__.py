@@ -11,13 +11,13 @@ greedy_by_size, greedy_by_lifetime, greedy_by_conflict (greedy.py), then branch_
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..buffers import Buffer, lower_bound
 from ..check import check_plan
 from .branch_and_bound import branch_and_bound
-from .first_fit import arena_size, first_fit_offset, place_best, place_in_order
-from .greedy import greedy_by_conflict, greedy_by_lifetime, greedy_by_size
+from .first_fit import arena_size, first_fit_offset, hoist_depths, place_best, place_in_order
+from .greedy import GREEDY_ORDERS, greedy_by_conflict, greedy_by_lifetime, greedy_by_size
 
 Planner = Callable[[list[Buffer]], dict[str, int]]
 
@@ -48,4 +48,13 @@ def plan_offsets(buffers: list[Buffer], planners: tuple[str, ...] | None = None)
     return best[1], best[2]
 
 
-__all__ = ["PLANNERS", "Planner", "arena_size", "first_fit_offset", "place_best", "place_in_order", "plan_offsets"]
+def placement_passes(name: str, buffers: list[Buffer]) -> Iterator[dict[str, int]] | None:
+    """The first-fit passes a greedy planner keeps the smallest of, one at a time (None for the others): a
+    caller that only asks whether some plan fits can stop at the first pass that does."""
+    if name not in GREEDY_ORDERS:
+        return None
+    ordered = GREEDY_ORDERS[name](buffers)
+    return (place_in_order(ordered, depth) for depth in hoist_depths(ordered))
+
+
+__all__ = ["PLANNERS", "placement_passes", "Planner", "arena_size", "first_fit_offset", "place_best", "place_in_order", "plan_offsets"]
