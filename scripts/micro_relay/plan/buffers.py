@@ -218,6 +218,13 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
         buffers.append(Buffer(root, align_up(size, ALIGN), min(life[n][0] for n in names),
                               max(life[n][1] for n in names), align, tuple(names),
                               (permission[root],) if root in permission else ()))
+    return buffers + scratch_buffers(order, scratch)
+
+
+def scratch_buffers(order: tuple[int, ...], scratch: dict[int, int]) -> list[Buffer]:
+    """Step 6, the buffers build_buffers lists after the tensors' (those have tensors, these none): a
+    caller that changes only scratch bytes can keep the tensors' buffers and rebuild these."""
+    buffers = []
     step_of = {node_index: step for step, node_index in enumerate(order)}
     for node_index, nbytes in sorted(scratch.items()):
         if nbytes > 0 and node_index in step_of:

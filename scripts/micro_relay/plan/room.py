@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import build_buffers, lower_bound, node_overlap, overlap_of
+from .buffers import build_buffers, lower_bound, node_overlap, overlap_of, scratch_buffers
 from .memory_plan import node_scratch, plan_memory, scratch_of
 from .orders import ORDERS, LiveBytes
 from .planners import PLANNERS, arena_size, placement_passes
@@ -77,15 +77,33 @@ def _node_costs(graph: Graph, node_index: int) -> tuple[int, int | None]:
     return scratch_of(graph, node), overlap_of(graph, node)
 
 
+class _TensorBuffers:
+    """The tensors' buffers of the model order, kept while the overlap table stays the same: a variant that
+    only changes its node's scratch bytes changes only the scratch buffers (buffers.scratch_buffers)."""
+
+    def __init__(self):
+        self.overlap: dict[int, int] | None = None
+        self.buffers: list = []
+
+    def get(self, graph: Graph, order: tuple[int, ...], overlap: dict[int, int]) -> list:
+        if overlap != self.overlap:
+            self.buffers = build_buffers(graph, order, {}, overlap)
+            self.overlap = dict(overlap)
+        return self.buffers
+
+
 def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int, scratch: dict[int, int],
-          overlap: dict[int, int]) -> tuple[bool, int]:
+          overlap: dict[int, int], model_buffers: _TensorBuffers) -> tuple[bool, int]:
     """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives; and the
     work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch(graph) and
     node_overlap(graph). Each greedy planner keeps the smallest of its first-fit passes (first_fit.place_best);
     a fit only needs one of them to fit, so the passes stop at the first that does."""
-    order = tuple(range(len(graph.nodes))) if order_name == "model" else \
-        ORDERS[order_name](LiveBytes(graph, scratch, overlap))
-    buffers = build_buffers(graph, order, scratch, overlap)
+    if order_name == "model":  # the one order that does not depend on the scratch bytes
+        order = tuple(range(len(graph.nodes)))
+        buffers = model_buffers.get(graph, order, overlap) + scratch_buffers(order, scratch)
+    else:
+        order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
+        buffers = build_buffers(graph, order, scratch, overlap)
     if lower_bound(buffers) > budget:
         return False, len(buffers)
     work = 0
@@ -128,6 +146,7 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     # tensors), so the two tables are kept up to date node by node instead of priced again for each test.
     scratch, overlap = dict(node_scratch(graph)), dict(node_overlap(graph))
     work = 0
+    model_buffers = _TensorBuffers()
     for _, index, variants, base in candidates:
         kept = None
         if work > ROOM_WORK_BUDGET:
@@ -136,7 +155,7 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
         for v in variants:
             trial = _with_attrs(graph, index, v)
             trial_scratch, trial_overlap = _priced(scratch, overlap, trial, index)
-            fits, cost = _fits(trial, order_name, planners, budget, trial_scratch, trial_overlap)
+            fits, cost = _fits(trial, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
             work += cost
             if fits:
                 kept, scratch, overlap = v, trial_scratch, trial_overlap
