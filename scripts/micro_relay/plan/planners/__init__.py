@@ -6,7 +6,8 @@ by name in PLANNERS. `plan_offsets` runs the named ones (all by default) in the 
 each plan (check.py), and keeps the smallest arena; ties keep the earlier planner. A plan that reaches the
 lower bound cannot be beaten, so the planners after it are not run. The order is cheapest first:
 greedy_by_size, greedy_by_lifetime, greedy_by_conflict (greedy.py), then branch_and_bound
-(branch_and_bound.py), which starts from the best greedy plan and searches for a smaller one.
+(branch_and_bound.py), which starts from the best greedy plan and searches for a smaller one; past its
+MAX_BUFFERS it returns that plan as is, so after the three greedy planners it is not run then.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Callable, Iterator
 
 from ..buffers import Buffer, lower_bound
 from ..check import check_plan
-from .branch_and_bound import branch_and_bound
+from .branch_and_bound import MAX_BUFFERS, branch_and_bound
 from .first_fit import arena_size, first_fit_offset, hoist_depths, place_best, place_in_order
 from .greedy import GREEDY_ORDERS, greedy_by_conflict, greedy_by_lifetime, greedy_by_size
 
@@ -37,7 +38,11 @@ def plan_offsets(buffers: list[Buffer], planners: tuple[str, ...] | None = None)
         raise ValueError(f"unknown memory planner(s) {unknown}; known: {', '.join(PLANNERS)}")
     goal = lower_bound(buffers)
     best: tuple[int, str, dict[str, int]] | None = None
+    ran = set()
     for name in (n for n in PLANNERS if n in names):
+        if name == "branch_and_bound" and len(buffers) > MAX_BUFFERS and ran >= set(GREEDY_ORDERS):
+            break  # it would return the best greedy plan, which cannot beat itself
+        ran.add(name)
         offsets = PLANNERS[name](buffers)
         check_plan(buffers, offsets)
         size = arena_size(buffers, offsets)
