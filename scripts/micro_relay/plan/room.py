@@ -45,11 +45,13 @@ class RoomChoice:
     node: int
     variant: dict | None
     saving: int | None  # estimated Cortex-M4 instructions saved; None without an estimate
-    note: str = ""  # why a variant that fitted was dropped (step 4)
+    note: str = ""  # why a variant that fitted was dropped (step 4), or why none was tried (step 6)
 
 
-def _estimate(graph: Graph, node_index: int) -> int | None:
-    node = graph.nodes[node_index]
+def _estimate(graph: Graph, node_index: int, node=None) -> int | None:
+    """The cost model's instructions for the node (or for `node` in its place: an op prices a node from the
+    node and its tensors, so a variant is priced without building the graph that holds it)."""
+    node = graph.nodes[node_index] if node is None else node
     op = get_op(node.op)
     estimate = op.estimate(graph, node, op.prepare(graph, node))
     return estimate["instructions"] if estimate else None
@@ -67,13 +69,9 @@ def _with_node(graph: Graph, node_index: int, node) -> Graph:
     return replace(graph, nodes=tuple(nodes))
 
 
-def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
-    return _with_node(graph, node_index, graph.nodes[node_index].with_attrs(**attrs))
-
-
-def _node_costs(graph: Graph, node_index: int) -> tuple[int, int | None]:
-    """(scratch bytes, overlap delta or None) of one node, as node_scratch and node_overlap count them."""
-    node = graph.nodes[node_index]
+def _node_costs(graph: Graph, node) -> tuple[int, int | None]:
+    """(scratch bytes, overlap delta or None) of one node of the graph (or of a variant of it), as
+    node_scratch and node_overlap count them."""
     return scratch_of(graph, node), overlap_of(graph, node)
 
 
@@ -94,10 +92,12 @@ class _TensorBuffers:
 
 def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int, scratch: dict[int, int],
           overlap: dict[int, int], model_buffers: _TensorBuffers) -> tuple[bool, int]:
-    """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives; and the
-    work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch(graph) and
-    node_overlap(graph). Each greedy planner keeps the smallest of its first-fit passes (first_fit.place_best);
-    a fit only needs one of them to fit, so the passes stop at the first that does."""
+    """Step 3's test: the lower bound, then a placement, of the graph with a variant in the order `order_name`
+    gives; and the work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch and
+    node_overlap of the graph with the variant; `graph` gives only the structure (nodes' ops, inputs and
+    outputs), which a variant does not change: orders and buffers read nothing else of it. Each greedy planner
+    keeps the smallest of its first-fit passes (first_fit.place_best); a fit only needs one of them to fit,
+    so the passes stop at the first that does."""
     if order_name == "model":  # the one order that does not depend on the scratch bytes
         order = tuple(range(len(graph.nodes)))
         buffers = model_buffers.get(graph, order, overlap) + scratch_buffers(order, scratch)
@@ -129,7 +129,7 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
         variants = op.scratch_variants(graph, node, op.prepare(graph, node))
         if variants:
             base = _estimate(graph, index)
-            fastest = _estimate(_with_attrs(graph, index, variants[0]), index)
+            fastest = _estimate(graph, index, node.with_attrs(**variants[0]))
             order_by = None if base is None or fastest is None else base - fastest
             candidates.append((order_by, index, variants, base))
     if not candidates:
@@ -153,16 +153,16 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
             choices.append(RoomChoice(index, None, None, "not tried: the room search's work budget is spent"))
             continue
         for v in variants:
-            trial = _with_attrs(graph, index, v)
-            trial_scratch, trial_overlap = _priced(scratch, overlap, trial, index)
-            fits, cost = _fits(trial, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
+            trial = graph.nodes[index].with_attrs(**v)
+            trial_scratch, trial_overlap = _priced(scratch, overlap, graph, index, trial)
+            fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
             work += cost
             if fits:
                 kept, scratch, overlap = v, trial_scratch, trial_overlap
+                graph = _with_node(graph, index, trial)
                 break
         saving = None
         if kept is not None:
-            graph = _with_attrs(graph, index, kept)
             after = _estimate(graph, index)
             saving = None if base is None or after is None else base - after
         choices.append(RoomChoice(index, kept, saving))
@@ -170,10 +170,10 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     return graph, tuple(sorted(choices, key=lambda c: c.node))
 
 
-def _priced(scratch: dict[int, int], overlap: dict[int, int], graph: Graph,
-            node_index: int) -> tuple[dict[int, int], dict[int, int]]:
-    """The scratch and overlap tables with one node priced again in `graph`."""
-    nbytes, delta = _node_costs(graph, node_index)
+def _priced(scratch: dict[int, int], overlap: dict[int, int], graph: Graph, node_index: int,
+            node) -> tuple[dict[int, int], dict[int, int]]:
+    """The scratch and overlap tables with node `node_index` replaced by `node` (a variant of it)."""
+    nbytes, delta = _node_costs(graph, node)
     scratch, overlap = dict(scratch), dict(overlap)
     scratch.pop(node_index, None)
     overlap.pop(node_index, None)
