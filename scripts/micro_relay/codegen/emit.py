@@ -20,6 +20,7 @@ from ..ir.graph import Graph
 from ..ir.registry import get_op
 from ..ir.types import DType
 from ..plan.memory_plan import MemoryPlan
+from ..plan.prepared import prepared
 from .c_text import c_comment
 
 WEIGHT_ALIGN = 16
@@ -262,7 +263,7 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
         node = graph.nodes[node_index]
         op = get_op(node.op)
         ctx.node_index = node_index
-        params = op.prepare(graph, node)
+        params = prepared(graph, node)
         where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
         call = op.emit(ctx, node, params)
         calls.append(f"    {where}\n    {call}" if call else f"    {where}")

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from ..ir.graph import Graph
 from ..ir.registry import OpDef, get_op
+from .prepared import prepared
 
 ALIGN = 4
 SCRATCH_ALIGN = 8
@@ -149,7 +150,7 @@ def overlap_of(graph: Graph, node) -> int | None:
     op = get_op(node.op)
     if type(op).overlap_delta is OpDef.overlap_delta:
         return None
-    delta = op.overlap_delta(graph, node, op.prepare(graph, node))
+    delta = op.overlap_delta(graph, node, prepared(graph, node))
     return None if delta is None else delta // ALIGN * ALIGN
 
 

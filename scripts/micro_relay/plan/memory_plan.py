@@ -22,6 +22,7 @@ from ..ir.graph import Graph
 from ..ir.registry import get_op
 from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
 from .check import check_plan
+from .prepared import prepared
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
 
@@ -69,7 +70,7 @@ class MemoryPlan:
 def scratch_of(graph: Graph, node) -> int:
     """The scratch bytes one node's kernel needs."""
     op = get_op(node.op)
-    return op.scratch_bytes(graph, node, op.prepare(graph, node))
+    return op.scratch_bytes(graph, node, prepared(graph, node))
 
 
 def node_scratch(graph: Graph) -> dict[int, int]:

@@ -30,6 +30,7 @@ from ..ir.registry import get_op
 from .buffers import build_buffers, lower_bound, node_overlap, overlap_of, scratch_buffers
 from .memory_plan import node_scratch, plan_memory, scratch_of
 from .orders import ORDERS, LiveBytes
+from .prepared import prepared
 from .planners import PLANNERS, arena_size, placement_passes
 
 # Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
@@ -53,14 +54,14 @@ def _estimate(graph: Graph, node_index: int, node=None) -> int | None:
     node and its tensors, so a variant is priced without building the graph that holds it)."""
     node = graph.nodes[node_index] if node is None else node
     op = get_op(node.op)
-    estimate = op.estimate(graph, node, op.prepare(graph, node))
+    estimate = op.estimate(graph, node, prepared(graph, node))
     return estimate["instructions"] if estimate else None
 
 
 def _entry(graph: Graph, node_index: int) -> str:
     node = graph.nodes[node_index]
     op = get_op(node.op)
-    return op.entry_point(graph, node, op.prepare(graph, node))
+    return op.entry_point(graph, node, prepared(graph, node))
 
 
 def _with_node(graph: Graph, node_index: int, node) -> Graph:
@@ -126,7 +127,7 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     candidates = []
     for index, node in enumerate(graph.nodes):
         op = get_op(node.op)
-        variants = op.scratch_variants(graph, node, op.prepare(graph, node))
+        variants = op.scratch_variants(graph, node, prepared(graph, node))
         if variants:
             base = _estimate(graph, index)
             fastest = _estimate(graph, index, node.with_attrs(**variants[0]))
