@@ -146,6 +146,7 @@ def main(argv=None) -> int:
     if not args.no_big:
         models.append(("dense ~50 MB", DENSE_LAYERS, big_dense))
     rows = []
+    load = os.getloadavg()[0]  # wall time includes waiting for a core; CPU time does not
     with tempfile.TemporaryDirectory() as tmp:
         for label, ops, build in models:
             path = Path(tmp) / (label.replace(" ", "_").replace("~", "") + ".tflite")
@@ -158,7 +159,8 @@ def main(argv=None) -> int:
         "## Cost of compiling",
         "",
         f"Measured by `python3 benchmarks/compile_cost.py` on {platform.machine()} (CPython "
-        f"{platform.python_version()}): each model written by the project's TFLite writer (seeded) and compiled "
+        f"{platform.python_version()}, {os.cpu_count()} cores, load average {load:.1f} at the start: wall time "
+        "includes waiting for a core, CPU time does not): each model written by the project's TFLite writer (seeded) and compiled "
         "by `python -m micro_relay compile` in a fresh process; wall time of the whole process (interpreter "
         "start and imports included) and its CPU time (user + system), peak RSS of that process (its own getrusage, via os.wait4). Conv chain: int8 [1,4,4,8], "
         "1x1 conv, 3x3 depthwise, residual add, relu repeated. Elementwise chain: int8 [1,64], add and mul by "

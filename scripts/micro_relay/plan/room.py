@@ -35,7 +35,8 @@ from .planners import PLANNERS, arena_size, placement_passes
 
 # Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
 # whole graph, so testing every candidate costs candidates x buffers; this bound is far above what the
-# models we have need (person_detect: about 5,000) and keeps a 3,000-layer chain to a few hundred tests.
+# models we have need (person_detect: 12,760 in 29 tests; a chain of 1,000 conv, depthwise, add and relu
+# layers: 250,250, every candidate tried) and keeps a chain of 3,000 to 134 tests.
 ROOM_WORK_BUDGET = 400_000
 
 
