@@ -22,9 +22,9 @@ from ..ir.graph import Graph
 from ..ir.registry import get_op
 from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
 from .check import check_plan
-from .prepared import prepared
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
+from .prepared import prepared
 
 
 @dataclass(frozen=True)

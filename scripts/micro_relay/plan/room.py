@@ -30,8 +30,8 @@ from ..ir.registry import get_op
 from .buffers import build_buffers, lower_bound, node_overlap, overlap_of, scratch_buffers
 from .memory_plan import node_scratch, plan_memory, scratch_of
 from .orders import ORDERS, LiveBytes
-from .prepared import prepared
 from .planners import PLANNERS, arena_size, placement_passes
+from .prepared import prepared
 
 # Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
 # whole graph, so testing every candidate costs candidates x buffers; this bound is far above what the
