@@ -51,6 +51,7 @@ bench: setup-test
 	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-onnx.md >> BENCHMARKS.md && rm BENCHMARKS-onnx.md
 	$(PYTHON) benchmarks/quantized.py --out BENCHMARKS-quantized.md
 	printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-quantized.md >> BENCHMARKS.md && rm BENCHMARKS-quantized.md
+	$(PYTHON) benchmarks/compile_cost.py --out BENCHMARKS-compile-cost.md && printf '\n' >> BENCHMARKS.md && cat BENCHMARKS-compile-cost.md >> BENCHMARKS.md && rm BENCHMARKS-compile-cost.md
 
 # Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
 bench-cortex-m: setup-test

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 
 from ..ir.graph import Graph
 from ..ir.registry import OpDef, get_op
+from .prepared import prepared
 
 ALIGN = 4
 SCRATCH_ALIGN = 8
@@ -144,16 +145,22 @@ def _shares_input_bytes(graph: Graph, node, op) -> bool:
         and not graph.tensors[node.inputs[0]].is_constant
 
 
+def overlap_of(graph: Graph, node) -> int | None:
+    """One node's kernel overlap delta rounded down to ALIGN, or None (step 4)."""
+    op = get_op(node.op)
+    if type(op).overlap_delta is OpDef.overlap_delta:
+        return None
+    delta = op.overlap_delta(graph, node, prepared(graph, node))
+    return None if delta is None else delta // ALIGN * ALIGN
+
+
 def node_overlap(graph: Graph) -> dict[int, int]:
     """Node index -> its kernel's overlap delta rounded down to ALIGN (step 4; ops without one are left out)."""
     result = {}
     for index, node in enumerate(graph.nodes):
-        op = get_op(node.op)
-        if type(op).overlap_delta is OpDef.overlap_delta:
-            continue
-        delta = op.overlap_delta(graph, node, op.prepare(graph, node))
+        delta = overlap_of(graph, node)
         if delta is not None:
-            result[index] = delta // ALIGN * ALIGN
+            result[index] = delta
     return result
 
 
@@ -167,11 +174,16 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
     root_of = {name: name for name in life}
     members: dict[str, list[str]] = {name: [name] for name in life}
     permission: dict[str, tuple[str, int]] = {}  # output root -> (input root, delta)
+    # Per buffer, over its members so far: the last step one is read, whether one is a graph output, and the
+    # largest one's bytes; kept up to date as members join, so a long in-place chain is not rescanned.
+    last_read = {name: span[1] for name, span in life.items()}
+    pinned = {name: name in outputs for name in life}
+    largest = {name: graph.type_of(name).nbytes for name in life}
 
     def dies_here(node, root: str, step: int) -> bool:
         """Steps 3b and 3d: no member of the buffer is read later or is a graph output, and no other input of
         the node lives in it."""
-        return not any(life[m][1] > step or m in outputs for m in members[root]) \
+        return not (last_read[root] > step or pinned[root]) \
             and not any(n and n in root_of and root_of[n] == root for n in node.inputs[1:])
 
     for step, node_index in enumerate(order):
@@ -188,13 +200,17 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
         if not op.alias:  # in place: steps 3b-3d
             if not dies_here(node, root, step):
                 continue
-            if graph.type_of(out).nbytes != max(graph.type_of(m).nbytes for m in members[root]) \
+            if graph.type_of(out).nbytes != largest[root] \
                     or graph.type_of(out).size != graph.type_of(node.inputs[0]).size:
                 continue
         permission.pop(root_of[out], None)  # the output takes the input's bytes outright
-        for moved in members.pop(root_of[out]):
+        joining = root_of[out]
+        for moved in members.pop(joining):
             root_of[moved] = root
             members[root].append(moved)
+        last_read[root] = max(last_read[root], last_read[joining])
+        pinned[root] = pinned[root] or pinned[joining]
+        largest[root] = max(largest[root], largest[joining])
     buffers = []
     for root in (name for name in graph.tensors if name in members):  # tensor-table order: deterministic
         names = members[root]
@@ -203,6 +219,13 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
         buffers.append(Buffer(root, align_up(size, ALIGN), min(life[n][0] for n in names),
                               max(life[n][1] for n in names), align, tuple(names),
                               (permission[root],) if root in permission else ()))
+    return buffers + scratch_buffers(order, scratch)
+
+
+def scratch_buffers(order: tuple[int, ...], scratch: dict[int, int]) -> list[Buffer]:
+    """Step 6, the buffers build_buffers lists after the tensors' (those have tensors, these none): a
+    caller that changes only scratch bytes can keep the tensors' buffers and rebuild these."""
+    buffers = []
     step_of = {node_index: step for step, node_index in enumerate(order)}
     for node_index, nbytes in sorted(scratch.items()):
         if nbytes > 0 and node_index in step_of:

@@ -24,6 +24,7 @@ from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_n
 from .check import check_plan
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
+from .prepared import prepared
 
 
 @dataclass(frozen=True)
@@ -50,10 +51,14 @@ class MemoryPlan:
     tried: tuple[Candidate, ...] = ()
 
     def buffer_of(self, tensor: str) -> Buffer:
-        for buf in self.buffers:
-            if tensor in buf.tensors:
-                return buf
-        raise KeyError(tensor)
+        index = self.__dict__.get("_buffer_of")
+        if index is None:  # built once per plan: the emitter asks for every tensor
+            index = {}
+            for buf in self.buffers:
+                for name in buf.tensors:
+                    index.setdefault(name, buf)
+            object.__setattr__(self, "_buffer_of", index)
+        return index[tensor]
 
     def tensor_offset(self, tensor: str) -> int:
         return self.offsets[self.buffer_of(tensor).name]
@@ -62,12 +67,17 @@ class MemoryPlan:
         return self.offsets.get(scratch_name(node_index))
 
 
+def scratch_of(graph: Graph, node) -> int:
+    """The scratch bytes one node's kernel needs."""
+    op = get_op(node.op)
+    return op.scratch_bytes(graph, node, prepared(graph, node))
+
+
 def node_scratch(graph: Graph) -> dict[int, int]:
     """Node index -> scratch bytes its kernel needs (nodes that need none are left out)."""
     result = {}
     for index, node in enumerate(graph.nodes):
-        op = get_op(node.op)
-        nbytes = op.scratch_bytes(graph, node, op.prepare(graph, node))
+        nbytes = scratch_of(graph, node)
         if nbytes:
             result[index] = nbytes
     return result

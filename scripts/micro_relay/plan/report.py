@@ -22,6 +22,7 @@ from ..ir.graph import Graph
 from ..ir.registry import get_op
 from .buffers import overlap_pairs, peak_step, tensor_lifetimes
 from .memory_plan import MemoryPlan, node_scratch
+from .prepared import prepared
 from .room import RoomChoice
 
 
@@ -49,7 +50,7 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tu
         op = get_op(node.op)
         macs = op.macs(graph, node)
         total_macs += macs
-        params = op.prepare(graph, node)
+        params = prepared(graph, node)
         path = op.kernel_path(graph, node, params)
         estimate = op.estimate(graph, node, params)
         total_estimate += estimate["instructions"] if estimate else 0

@@ -15,6 +15,9 @@ buffer uses, so there the faster kernel costs no RAM. use_room(graph) chooses th
   5. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
      all see the same kernel). The compiler plans it again over every order and planner, which can only match
      or beat the order of step 3: the arena stays at most A (dropping a variant only frees bytes).
+  6. each test places the whole graph, so testing every candidate costs candidates x buffers, quadratic in a
+     long chain; once the tests have placed ROOM_WORK_BUDGET buffers in all, the candidates not yet tried
+     (the smallest savings) keep their default kernel, and the report's note says so.
 A node whose attributes already hold a variant (a test, a user) is left alone: its op offers no variants then.
 """
 
@@ -24,10 +27,17 @@ from dataclasses import dataclass, replace
 
 from ..ir.graph import Graph
 from ..ir.registry import get_op
-from .buffers import build_buffers, lower_bound, node_overlap
-from .memory_plan import node_scratch, plan_memory
+from .buffers import build_buffers, lower_bound, node_overlap, overlap_of, scratch_buffers
+from .memory_plan import node_scratch, plan_memory, scratch_of
 from .orders import ORDERS, LiveBytes
-from .planners import PLANNERS, arena_size
+from .planners import PLANNERS, arena_size, placement_passes
+from .prepared import prepared
+
+# Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
+# whole graph, so testing every candidate costs candidates x buffers; this bound is far above what the
+# models we have need (person_detect: 12,760 in 29 tests; a chain of 1,000 conv, depthwise, add and relu
+# layers: 250,250, every candidate tried) and keeps a chain of 3,000 to 134 tests.
+ROOM_WORK_BUDGET = 400_000
 
 
 @dataclass(frozen=True)
@@ -37,20 +47,22 @@ class RoomChoice:
     node: int
     variant: dict | None
     saving: int | None  # estimated Cortex-M4 instructions saved; None without an estimate
-    note: str = ""  # why a variant that fitted was dropped (step 4)
+    note: str = ""  # why a variant that fitted was dropped (step 4), or why none was tried (step 6)
 
 
-def _estimate(graph: Graph, node_index: int) -> int | None:
-    node = graph.nodes[node_index]
+def _estimate(graph: Graph, node_index: int, node=None) -> int | None:
+    """The cost model's instructions for the node (or for `node` in its place: an op prices a node from the
+    node and its tensors, so a variant is priced without building the graph that holds it)."""
+    node = graph.nodes[node_index] if node is None else node
     op = get_op(node.op)
-    estimate = op.estimate(graph, node, op.prepare(graph, node))
+    estimate = op.estimate(graph, node, prepared(graph, node))
     return estimate["instructions"] if estimate else None
 
 
 def _entry(graph: Graph, node_index: int) -> str:
     node = graph.nodes[node_index]
     op = get_op(node.op)
-    return op.entry_point(graph, node, op.prepare(graph, node))
+    return op.entry_point(graph, node, prepared(graph, node))
 
 
 def _with_node(graph: Graph, node_index: int, node) -> Graph:
@@ -59,18 +71,56 @@ def _with_node(graph: Graph, node_index: int, node) -> Graph:
     return replace(graph, nodes=tuple(nodes))
 
 
-def _with_attrs(graph: Graph, node_index: int, attrs: dict) -> Graph:
-    return _with_node(graph, node_index, graph.nodes[node_index].with_attrs(**attrs))
+def _node_costs(graph: Graph, node) -> tuple[int, int | None]:
+    """(scratch bytes, overlap delta or None) of one node of the graph (or of a variant of it), as
+    node_scratch and node_overlap count them."""
+    return scratch_of(graph, node), overlap_of(graph, node)
 
 
-def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int) -> bool:
-    """Step 3's test: the lower bound, then a placement, of `graph` in the order `order_name` gives."""
-    scratch, overlap = node_scratch(graph), node_overlap(graph)
-    order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
-    buffers = build_buffers(graph, order, scratch, overlap)
+class _TensorBuffers:
+    """The tensors' buffers of the model order, kept while the overlap table stays the same: a variant that
+    only changes its node's scratch bytes changes only the scratch buffers (buffers.scratch_buffers)."""
+
+    def __init__(self):
+        self.overlap: dict[int, int] | None = None
+        self.buffers: list = []
+
+    def get(self, graph: Graph, order: tuple[int, ...], overlap: dict[int, int]) -> list:
+        if overlap != self.overlap:
+            self.buffers = build_buffers(graph, order, {}, overlap)
+            self.overlap = dict(overlap)
+        return self.buffers
+
+
+def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int, scratch: dict[int, int],
+          overlap: dict[int, int], model_buffers: _TensorBuffers) -> tuple[bool, int]:
+    """Step 3's test: the lower bound, then a placement, of the graph with a variant in the order `order_name`
+    gives; and the work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch and
+    node_overlap of the graph with the variant; `graph` gives only the structure (nodes' ops, inputs and
+    outputs), which a variant does not change: orders and buffers read nothing else of it. Each greedy planner
+    keeps the smallest of its first-fit passes (first_fit.place_best); a fit only needs one of them to fit,
+    so the passes stop at the first that does."""
+    if order_name == "model":  # the one order that does not depend on the scratch bytes
+        order = tuple(range(len(graph.nodes)))
+        buffers = model_buffers.get(graph, order, overlap) + scratch_buffers(order, scratch)
+    else:
+        order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
+        buffers = build_buffers(graph, order, scratch, overlap)
     if lower_bound(buffers) > budget:
-        return False
-    return any(arena_size(buffers, PLANNERS[name](buffers)) <= budget for name in planners)
+        return False, len(buffers)
+    work = 0
+    for name in planners:
+        passes = placement_passes(name, buffers)
+        if passes is None:
+            work += len(buffers)
+            if arena_size(buffers, PLANNERS[name](buffers)) <= budget:
+                return True, work
+            continue
+        for offsets in passes:
+            work += len(buffers)
+            if arena_size(buffers, offsets) <= budget:
+                return True, work
+    return False, work
 
 
 def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Graph, tuple[RoomChoice, ...]]:
@@ -78,10 +128,10 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     candidates = []
     for index, node in enumerate(graph.nodes):
         op = get_op(node.op)
-        variants = op.scratch_variants(graph, node, op.prepare(graph, node))
+        variants = op.scratch_variants(graph, node, prepared(graph, node))
         if variants:
             base = _estimate(graph, index)
-            fastest = _estimate(_with_attrs(graph, index, variants[0]), index)
+            fastest = _estimate(graph, index, node.with_attrs(**variants[0]))
             order_by = None if base is None or fastest is None else base - fastest
             candidates.append((order_by, index, variants, base))
     if not candidates:
@@ -94,17 +144,46 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
     candidates.sort(key=lambda c: (c[0] is None, -(c[0] or 0), c[1]))
     original = graph
     choices = []
+    # A variant changes its own node's scratch and overlap only (an op prices a node from the node and its
+    # tensors), so the two tables are kept up to date node by node instead of priced again for each test.
+    scratch, overlap = dict(node_scratch(graph)), dict(node_overlap(graph))
+    work = 0
+    model_buffers = _TensorBuffers()
     for _, index, variants, base in candidates:
-        kept = next((v for v in variants if _fits(_with_attrs(graph, index, v), order_name, planners, budget)),
-                    None)
+        kept = None
+        if work > ROOM_WORK_BUDGET:
+            choices.append(RoomChoice(index, None, None, "not tried: the room search's work budget is spent"))
+            continue
+        for v in variants:
+            trial = graph.nodes[index].with_attrs(**v)
+            trial_scratch, trial_overlap = _priced(scratch, overlap, graph, index, trial)
+            fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
+            work += cost
+            if fits:
+                kept, scratch, overlap = v, trial_scratch, trial_overlap
+                graph = _with_node(graph, index, trial)
+                break
         saving = None
         if kept is not None:
-            graph = _with_attrs(graph, index, kept)
             after = _estimate(graph, index)
             saving = None if base is None or after is None else base - after
         choices.append(RoomChoice(index, kept, saving))
     graph, choices = _same_functions(original, graph, choices)
     return graph, tuple(sorted(choices, key=lambda c: c.node))
+
+
+def _priced(scratch: dict[int, int], overlap: dict[int, int], graph: Graph, node_index: int,
+            node) -> tuple[dict[int, int], dict[int, int]]:
+    """The scratch and overlap tables with node `node_index` replaced by `node` (a variant of it)."""
+    nbytes, delta = _node_costs(graph, node)
+    scratch, overlap = dict(scratch), dict(overlap)
+    scratch.pop(node_index, None)
+    overlap.pop(node_index, None)
+    if nbytes:
+        scratch[node_index] = nbytes
+    if delta is not None:
+        overlap[node_index] = delta
+    return dict(sorted(scratch.items())), dict(sorted(overlap.items()))
 
 
 def _same_functions(original: Graph, graph: Graph, choices: list[RoomChoice]) -> tuple[Graph, list[RoomChoice]]:

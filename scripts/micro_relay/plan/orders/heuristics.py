@@ -28,14 +28,16 @@ def model_order(live: LiveBytes) -> tuple[int, ...]:
 
 def memory_greedy(live: LiveBytes) -> tuple[int, ...]:
     done, current, order = 0, live.initial, []
+    ready = live.ready(0)
     for _ in range(live.n):
         best = None
-        for v in live.ready(done):
+        for v in ready:
             during, after = live.step(done, v, current)
             if best is None or (after, during, v) < best:
                 best = (after, during, v)
         current, v = best[0], best[2]
         order.append(v)
+        ready = live.ready_after(ready, done, v)
         done |= 1 << v
     return tuple(order)
 
@@ -43,7 +45,7 @@ def memory_greedy(live: LiveBytes) -> tuple[int, ...]:
 def depth_first(live: LiveBytes) -> tuple[int, ...]:
     graph = live.graph
     producer = graph.producers()
-    deps = [sorted(d for d in range(live.n) if live.deps[v] >> d & 1) for v in range(live.n)]
+    deps = live.dep_list
     order: list[int] = []
     seen: set[int] = set()
     stack: list[tuple[int, bool]] = [(producer[n], False) for n in reversed(graph.outputs) if n in producer]

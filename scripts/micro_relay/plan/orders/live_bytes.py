@@ -70,6 +70,7 @@ class LiveBytes:
         self.size = [align_up(r, ALIGN) for r in raw]
         creator = [producer.get(r, -1) for r in roots]
         self.deps = [0] * self.n
+        self.dep_list: list[tuple[int, ...]] = []  # the producers each node reads from, lowest first
         self.reads: list[tuple[int, ...]] = []
         self.creates: list[tuple[int, ...]] = []
         self.new_bytes = [0] * self.n
@@ -82,6 +83,7 @@ class LiveBytes:
             for name in node.inputs:
                 if name in producer:
                     self.deps[v] |= 1 << producer[name]
+            self.dep_list.append(tuple(sorted({producer[name] for name in node.inputs if name in producer})))
             self.reads.append(tuple(read))
             made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs) if creator[u] == v}))
             self.creates.append(made)
@@ -98,6 +100,10 @@ class LiveBytes:
                 others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
                 if u0 != uo and uo in made and u0 not in others:
                     self.lagged[v] = (u0, max(0, min(self.size[uo] + overlap[v], self.size[u0])))
+        self.successors: list[list[int]] = [[] for _ in range(self.n)]  # readers of each node's outputs
+        for v, deps in enumerate(self.dep_list):
+            for d in deps:
+                self.successors[d].append(v)
         inputs = [u for u in range(units) if creator[u] == -1]
         self.initial = sum(self.size[u] for u in inputs if self.readers[u] or self.pinned[u])
         self.unread_inputs = sum(self.size[u] for u in inputs if not (self.readers[u] or self.pinned[u]))
@@ -105,6 +111,15 @@ class LiveBytes:
     def ready(self, done: int) -> list[int]:
         """Nodes not in `done` whose dependencies all are, in model order."""
         return [v for v in range(self.n) if not done >> v & 1 and not self.deps[v] & ~done]
+
+    def ready_after(self, ready: list[int], done: int, v: int) -> list[int]:
+        """ready(done | 1 << v) from ready(done), looking only at the nodes that read v: the same list without
+        scanning every node (v was ready, so only its successors can become ready)."""
+        after = done | 1 << v
+        new = [w for w in self.successors[v] if not after >> w & 1 and not self.deps[w] & ~after]
+        if not new:
+            return [w for w in ready if w != v]
+        return sorted(set(w for w in ready if w != v).union(new))
 
     def _dies(self, u: int, after: int) -> bool:
         return not self.pinned[u] and not self.readers[u] & ~after

@@ -40,11 +40,13 @@ def search(live: LiveBytes, width: int | None = None) -> tuple[tuple[int, ...], 
     fallback = min(cheap, key=lambda o: (live.peak(o), o))
     bound = live.peak(fallback)
     layer: dict[int, tuple[int, int, tuple[int, ...]]] = {0: (0, live.initial, ())}
+    ready_of = {0: live.ready(0)}  # each set's ready nodes, derived from its parent's (LiveBytes.ready_after)
     exact = True
     for _ in range(live.n):
         nxt: dict[int, tuple[int, int, tuple[int, ...]]] = {}
+        parent: dict[int, tuple[int, int]] = {}
         for done, (peak, current, order) in layer.items():
-            for v in live.ready(done):
+            for v in ready_of[done]:
                 during, after = live.step(done, v, current)
                 new_peak = max(peak, during)
                 if new_peak > bound:
@@ -53,11 +55,13 @@ def search(live: LiveBytes, width: int | None = None) -> tuple[tuple[int, ...], 
                 old = nxt.get(key)
                 if old is None or (new_peak, order + (v,)) < (old[0], old[2]):
                     nxt[key] = (new_peak, after, order + (v,))
+                    parent.setdefault(key, (done, v))
         if len(nxt) > width:
             exact = False
             nxt = dict(sorted(nxt.items(), key=lambda item: item[1])[:width])
         if not nxt:
             return fallback, bound, False
+        ready_of = {key: live.ready_after(ready_of[parent[key][0]], *parent[key]) for key in nxt}
         layer = nxt
     peak, _, order = next(iter(layer.values()))
     return order, peak, exact

@@ -6,18 +6,19 @@ by name in PLANNERS. `plan_offsets` runs the named ones (all by default) in the 
 each plan (check.py), and keeps the smallest arena; ties keep the earlier planner. A plan that reaches the
 lower bound cannot be beaten, so the planners after it are not run. The order is cheapest first:
 greedy_by_size, greedy_by_lifetime, greedy_by_conflict (greedy.py), then branch_and_bound
-(branch_and_bound.py), which starts from the best greedy plan and searches for a smaller one.
+(branch_and_bound.py), which starts from the best greedy plan and searches for a smaller one; past its
+MAX_BUFFERS it returns that plan as is, so after the three greedy planners it is not run then.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 from ..buffers import Buffer, lower_bound
 from ..check import check_plan
-from .branch_and_bound import branch_and_bound
-from .first_fit import arena_size, first_fit_offset, place_best, place_in_order
-from .greedy import greedy_by_conflict, greedy_by_lifetime, greedy_by_size
+from .branch_and_bound import MAX_BUFFERS, branch_and_bound
+from .first_fit import arena_size, first_fit_offset, hoist_depths, place_best, place_in_order
+from .greedy import GREEDY_ORDERS, greedy_by_conflict, greedy_by_lifetime, greedy_by_size
 
 Planner = Callable[[list[Buffer]], dict[str, int]]
 
@@ -37,7 +38,11 @@ def plan_offsets(buffers: list[Buffer], planners: tuple[str, ...] | None = None)
         raise ValueError(f"unknown memory planner(s) {unknown}; known: {', '.join(PLANNERS)}")
     goal = lower_bound(buffers)
     best: tuple[int, str, dict[str, int]] | None = None
+    ran = set()
     for name in (n for n in PLANNERS if n in names):
+        if name == "branch_and_bound" and len(buffers) > MAX_BUFFERS and ran >= set(GREEDY_ORDERS):
+            break  # it would return the best greedy plan, which cannot beat itself
+        ran.add(name)
         offsets = PLANNERS[name](buffers)
         check_plan(buffers, offsets)
         size = arena_size(buffers, offsets)
@@ -48,4 +53,13 @@ def plan_offsets(buffers: list[Buffer], planners: tuple[str, ...] | None = None)
     return best[1], best[2]
 
 
-__all__ = ["PLANNERS", "Planner", "arena_size", "first_fit_offset", "place_best", "place_in_order", "plan_offsets"]
+def placement_passes(name: str, buffers: list[Buffer]) -> Iterator[dict[str, int]] | None:
+    """The first-fit passes a greedy planner keeps the smallest of, one at a time (None for the others): a
+    caller that only asks whether some plan fits can stop at the first pass that does."""
+    if name not in GREEDY_ORDERS:
+        return None
+    ordered = GREEDY_ORDERS[name](buffers)
+    return (place_in_order(ordered, depth) for depth in hoist_depths(ordered))
+
+
+__all__ = ["PLANNERS", "placement_passes", "Planner", "arena_size", "first_fit_offset", "place_best", "place_in_order", "plan_offsets"]

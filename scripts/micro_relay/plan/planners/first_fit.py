@@ -31,9 +31,13 @@ from ..buffers import Buffer, align_up, blocked, overlap_pairs
 Placed = tuple[int, int, Buffer]  # (offset, end, buffer)
 
 
-def first_fit_offset(buf: Buffer, placed: list[Placed]) -> int:
+def first_fit_offset(buf: Buffer, placed: "list[Placed] | PlacedByStep") -> int:
+    if isinstance(placed, PlacedByStep):
+        live = placed.overlapping(buf)
+    else:
+        live = [(o, other) for o, _, other in placed if other.overlaps_in_time(buf)]
     candidate = 0
-    for start, end in sorted(blocked(buf, other, o) for o, _, other in placed if other.overlaps_in_time(buf)):
+    for start, end in sorted(blocked(buf, other, o) for o, other in live):
         candidate = align_up(candidate, buf.align)
         if candidate + buf.size <= start:
             break
@@ -41,12 +45,39 @@ def first_fit_offset(buf: Buffer, placed: list[Placed]) -> int:
     return align_up(candidate, buf.align)
 
 
+class PlacedByStep:
+    """The placed buffers indexed by step, so that step 1 looks only at those live with the new buffer
+    instead of at every placed one (a long chain of short-lived buffers then places in linear time).
+
+    A placed buffer whose lifetime overlaps [first, last] is either live at `first` or starts after it, at
+    most at `last`: `live_at[first]` plus `starts_at[first + 1 .. last]` lists each such buffer exactly once."""
+
+    def __init__(self):
+        self.live_at: dict[int, list[tuple[int, Buffer]]] = {}
+        self.starts_at: dict[int, list[tuple[int, Buffer]]] = {}
+
+    def add(self, offset: int, buf: Buffer) -> None:
+        entry = (offset, buf)
+        self.starts_at.setdefault(buf.first, []).append(entry)
+        for step in range(buf.first, buf.last + 1):
+            self.live_at.setdefault(step, []).append(entry)
+
+    def overlapping(self, buf: Buffer) -> list[tuple[int, Buffer]]:
+        found = list(self.live_at.get(buf.first, ()))
+        if buf.last - buf.first < len(self.starts_at):
+            for step in range(buf.first + 1, buf.last + 1):
+                found += self.starts_at.get(step, ())
+        else:  # a long lifetime over few placed start steps
+            found += [e for step, entries in self.starts_at.items() if buf.first < step <= buf.last for e in entries]
+        return found
+
+
 HOIST_DEPTHS = (0, 1, 2, 3, 1 << 30)
 
 
 def place_in_order(buffers: list[Buffer], hoist: int = 0) -> dict[str, int]:
     output_of = {inp.name: out for out, inp, _ in overlap_pairs(buffers)}
-    placed: list[Placed] = []
+    placed = PlacedByStep()
     offsets: dict[str, int] = {}
     for buf in buffers:
         chain = [buf]
@@ -57,7 +88,7 @@ def place_in_order(buffers: list[Buffer], hoist: int = 0) -> dict[str, int]:
             if b.name not in offsets:
                 offset = first_fit_offset(b, placed)
                 offsets[b.name] = offset
-                placed.append((offset, offset + b.size, b))
+                placed.add(offset, b)
     return offsets
 
 
@@ -65,7 +96,10 @@ def arena_size(buffers: list[Buffer], offsets: dict[str, int]) -> int:
     return max((offsets[b.name] + b.size for b in buffers), default=0)
 
 
+def hoist_depths(buffers: list[Buffer]) -> tuple[int, ...]:
+    return HOIST_DEPTHS if any(b.overlap for b in buffers) else (0,)
+
+
 def place_best(buffers: list[Buffer]) -> dict[str, int]:
-    depths = HOIST_DEPTHS if any(b.overlap for b in buffers) else (0,)
-    plans = [place_in_order(buffers, depth) for depth in depths]
+    plans = [place_in_order(buffers, depth) for depth in hoist_depths(buffers)]
     return min(plans, key=lambda offsets: arena_size(buffers, offsets))
