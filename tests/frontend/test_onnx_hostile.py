@@ -361,7 +361,8 @@ def test_tvm_warnings_stay_off_stderr_on_success(tmp_path, capfd):
 
 # -- quantization values reach the IR's checks ---------------------------------------------------------------
 
-@pytest.mark.parametrize("scale", [0.0, float("nan"), -0.5], ids=["zero", "nan", "negative"])
+@pytest.mark.parametrize("scale", [0.0, float("nan"), -0.5, 1e-42, float("inf")],
+                         ids=["zero", "nan", "negative", "denormal", "inf"])
 def test_hostile_quantize_scale_is_one_line(tmp_path, capfd, scale):
     line = _refused(tmp_path, capfd, _qdq(scale, 0))
     assert "scale" in line and line.endswith(")"), line

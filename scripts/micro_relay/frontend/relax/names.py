@@ -8,26 +8,18 @@ into a short printable quoted string and never raises.
 
 from __future__ import annotations
 
+from ...errors import printable
+
 MAX_SHOWN = 120
 
 
 def escaped(text) -> str:
-    """Printable text on one line: control and other non-printable characters as \\n, \\xNN or \\uNNNN,
-    comment delimiters as `/\\*` and `*\\/`; bytes are decoded with invalid UTF-8 shown as \\xNN."""
+    """Printable text on one line (control and other non-printable characters as \\n, \\xNN or \\uNNNN, as
+    every CompileError prints them), comment delimiters as `/\\*` and `*\\/`; bytes are decoded with invalid
+    UTF-8 shown as \\xNN."""
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8", "backslashreplace")
-    text = str(text)
-    out = []
-    for ch in text:
-        if ch.isprintable():
-            out.append(ch)
-        elif ch in "\n\r\t":
-            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
-    return "".join(out).replace("/*", "/\\*").replace("*/", "*\\/")
+    return printable(str(text)).replace("/*", "/\\*").replace("*/", "*\\/")
 
 
 def shown(name) -> str:
