@@ -4,7 +4,6 @@ Each refusal: exit 2, one line naming what and where, nothing written."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -13,14 +12,6 @@ from micro_relay.codegen.names import C_STANDARD_HEADERS, check_model_name, name
 from micro_relay.compiler import compile_graph, prepare_graph, runtime_stems
 from micro_relay.errors import CompileError
 from support.tflite_models import fully_connected_model
-
-
-@pytest.fixture
-def model(tmp_path) -> Path:
-    path = tmp_path / "models" / "fc.tflite"
-    path.parent.mkdir()
-    path.write_bytes(fully_connected_model())
-    return path
 
 
 def compile_cli(capsys, *args) -> tuple[int, str]:

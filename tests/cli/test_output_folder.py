@@ -17,15 +17,6 @@ import pytest
 from micro_relay import compiler
 from micro_relay.cli import main
 from micro_relay.errors import CompileError
-from support.tflite_models import fully_connected_model
-
-
-@pytest.fixture
-def model(tmp_path) -> Path:
-    path = tmp_path / "models" / "fc.tflite"
-    path.parent.mkdir()
-    path.write_bytes(fully_connected_model())
-    return path
 
 
 def listing(folder: Path) -> list[str]:
