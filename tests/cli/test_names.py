@@ -4,7 +4,6 @@ Each refusal: exit 2, one line naming what and where, nothing written."""
 
 from __future__ import annotations
 
-
 import pytest
 
 from micro_relay.cli import main
