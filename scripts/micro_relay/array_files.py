@@ -12,7 +12,6 @@ are opened (a FIFO would block), and arrays of Python objects are refused (no pi
 from __future__ import annotations
 
 import math
-import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from .errors import CompileError
+from .input_files import require_regular_file
 
 NPY_MAGIC = b"\x93NUMPY"
 ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
@@ -33,11 +33,7 @@ def load_arrays(path: str | Path, label: str) -> np.ndarray | dict[str, np.ndarr
     path = Path(path)
     where = str(path)
     try:
-        mode = path.stat().st_mode
-        if stat.S_ISDIR(mode):
-            raise CompileError(f"{label} path is a directory", where)
-        if not stat.S_ISREG(mode):
-            raise CompileError(f"{label} path is not a regular file", where)
+        require_regular_file(path, label)
         with open(path, "rb") as handle:
             size = path.stat().st_size
             head = handle.read(len(NPY_MAGIC))

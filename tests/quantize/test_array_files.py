@@ -144,7 +144,7 @@ def test_fifo_as_calibration_file_is_refused(tmp_path, float_model):
                             capture_output=True, text=True, timeout=120)
     lines = result.stderr.strip().splitlines()
     assert result.returncode == 2 and len(lines) == 1, result.stderr
-    assert lines[0] == f"error: calibration path is not a regular file ({fifo})"
+    assert lines[0] == f"error: calibration path is not a regular file (a FIFO) ({fifo})"
     assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
 
 

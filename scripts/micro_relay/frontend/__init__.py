@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import stat
 from pathlib import Path
 
 from ..errors import CompileError
+from ..input_files import require_regular_file
 from ..ir.graph import Graph
 
 
@@ -26,11 +26,7 @@ def load_model(path: str | Path, input_shapes: dict[str, tuple[int, ...]] | None
     inputs and outputs are stored NHWC (no runtime transpose, the default) or keep the model's NCHW."""
     path = Path(path)
     try:
-        mode = path.stat().st_mode  # before opening: reading a FIFO or a device would block or never end
-        if stat.S_ISDIR(mode):
-            raise CompileError("model path is a directory", str(path))
-        if not stat.S_ISREG(mode):
-            raise CompileError(f"model path is not a regular file (a {_file_kind(mode)})", str(path))
+        require_regular_file(path, "model")
         data = path.read_bytes()
     except FileNotFoundError:
         raise CompileError("model file not found", str(path)) from None
@@ -59,10 +55,3 @@ def _read(path: Path, data: bytes, input_shapes, io_layout: str) -> Graph:
         raise CompileError("not a TFLite flatbuffer (no TFL3 identifier)", str(path))
     raise CompileError("unrecognized model format (expected a .tflite flatbuffer or an .onnx file)", str(path))
 
-
-def _file_kind(mode: int) -> str:
-    for test, kind in ((stat.S_ISFIFO, "FIFO"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
-                       (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return kind
-    return "special file"
