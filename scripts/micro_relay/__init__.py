@@ -22,12 +22,13 @@ def from_torch(module, example_inputs, io_layout: str = "nhwc"):
 
 def compile(model, out_dir, name: str | None = None, input_shapes: dict | None = None, io_layout: str = "nhwc",
             arena_section: str | None = None, with_runtime: bool = True, calibration=None, quantize=None,
-            kernels: str = "micro-relay"):
+            kernels: str = "micro-relay", target: str = "generic"):
     """Compile a model file (.tflite, .onnx) or a graph from `from_torch` to C in `out_dir`; returns the
     CompiledModel (graph, memory plan, file texts). With `calibration` (an .npz/.npy path, arrays keyed by
     input name, or a list in input order) a float model is quantized to int8 first; `quantize` takes a
     micro_relay.quantize.QuantizeOptions (method, per-channel weights, ops kept in float, int16 layers,
-    int8 I/O). `kernels="cmsis-nn"` makes the int8 conv, depthwise and dense layers call CMSIS-NN (README)."""
+    int8 I/O). `kernels="cmsis-nn"` makes the int8 conv, depthwise and dense layers call CMSIS-NN (README); `target` names
+    the core (micro_relay.target.TARGETS; generic: portable C)."""
     from pathlib import Path
 
     from .compiler import compile_graph, default_name, prepare_graph, write_output
@@ -42,6 +43,6 @@ def compile(model, out_dir, name: str | None = None, input_shapes: dict | None =
         from .quantize import QuantizeOptions, quantize_graph
 
         graph = quantize_graph(graph, calibration, quantize or QuantizeOptions())
-    compiled = compile_graph(graph, name or default, source, arena_section, kernels=kernels)
+    compiled = compile_graph(graph, name or default, source, arena_section, kernels=kernels, target=target)
     write_output(compiled, out_dir, with_runtime)
     return compiled

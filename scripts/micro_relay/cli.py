@@ -71,7 +71,8 @@ def _cmd_compile(args) -> int:
     reports: list[str] = []
     graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
     name = args.name if args.name is not None else default_name(args.model)
-    model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels)
+    model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
+                          target=args.target)
     write_output(model, args.output, with_runtime=not args.no_runtime)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
@@ -209,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    from .target import DEFAULT_TARGET, TARGETS
+
+    p.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
+                   help="the core the C runs on (default generic: portable C, no DSP scratch); cortex-m4, m7, m33 "
+                        "and m55 get the Arm DSP kernels and the arena scratch they gather windows into")
     p.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
                    help="kernel backend: micro-relay (default) or cmsis-nn (int8 conv2d, depthwise conv2d and "
                         "dense call CMSIS-NN through crt/cmsis_nn adapters; build with CMSIS-NN's Include/ and "

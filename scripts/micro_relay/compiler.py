@@ -4,9 +4,11 @@ Everything is computed in memory first and written last, through a staging folde
 (write_output), so a failing compile leaves no partial output. The model name and the arena section are
 checked first (codegen/names.py), for API callers as for the command line.
 
-`kernels` picks the kernel backend: "micro-relay" (default, crt/src) or "cmsis-nn" (int8 conv2d, depthwise
-conv2d and dense through the adapters in crt/cmsis_nn/, ops/_cmsis_nn.py). It holds for the planning,
-emission and report of one compile_graph call; the graph and the passes never see it.
+`target` names the core (target/: generic, the default, is portable C; a DSP core gets the Arm DSP kernels and
+their scratch) and `kernels` the kernel backend: "micro-relay" (default, crt/src) or "cmsis-nn" (int8 conv2d,
+depthwise conv2d and dense through the adapters in crt/cmsis_nn/, kernels/cmsis_nn/). compile_graph lowers the
+graph once for them (lower/: the kernel of every node and its plan), and the room search, the memory planner,
+the emitter and the report all read that one lowering; the graph and the passes never see the target.
 
 Before planning, plan/room.py gives kernels that run faster with more scratch the variant that fits the arena
 the model needs anyway (`room=False` keeps every kernel's default).
@@ -27,13 +29,14 @@ from .codegen.names import check_model_name, check_section_name
 from .errors import CompileError
 from .frontend import load_model
 from .ir.graph import Graph
-from .ir.registry import get_op
 from .ir.types import MAX_TENSOR_BYTES
-from .ops._cmsis_nn import DEFAULT_BACKEND, HEADER, KERNEL_BACKENDS, fallback_note, kernel_backend
+from .kernels.cmsis_nn._adapters import HEADER
+from .lower import DEFAULT_BACKEND, Lowered, lower
 from .passes import run_pipeline
 from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
 from .plan.room import use_room
+from .target import DEFAULT_TARGET, Target, get_target
 
 
 def _crt_dir() -> Path:
@@ -50,12 +53,23 @@ CRT_DIR = _crt_dir()  # the one place that says where the CRT is
 @dataclass(frozen=True)
 class CompiledModel:
     name: str
-    graph: Graph
+    lowered: Lowered  # the graph, the target, and the kernel of every node
     plan: MemoryPlan
     files: dict[str, str]  # file name -> text (generated model files and the plan report)
     kernels: tuple[str, ...]  # runtime kernel sources (crt/src/mr_<kernel>.c) the model calls
     adapters: tuple[str, ...] = ()  # CMSIS-NN adapter sources (crt/cmsis_nn/mr_cmsis_<adapter>.c) it calls
-    kernel_backend: str = DEFAULT_BACKEND
+
+    @property
+    def graph(self) -> Graph:
+        return self.lowered.graph
+
+    @property
+    def target(self) -> Target:
+        return self.lowered.target
+
+    @property
+    def kernel_backend(self) -> str:
+        return self.lowered.backend
 
 
 def default_name(model_path: str | Path) -> str:
@@ -69,39 +83,21 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
-                  room: bool = True) -> CompiledModel:
+                  room: bool = True, target: str | Target = DEFAULT_TARGET) -> CompiledModel:
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:
         check_section_name(arena_section)
-    if kernels not in KERNEL_BACKENDS:
-        raise CompileError(f"unknown kernel backend '{kernels}' (choose from {', '.join(KERNEL_BACKENDS)})",
-                           "--kernels")
-    for node in graph.nodes:  # every op's compile-time checks run before any file is written
-        get_op(node.op).prepare(graph, node)
-    with kernel_backend(kernels):
-        graph, choices = use_room(graph, planners) if room else (graph, ())
-        plan = plan_memory(graph, planners)
-        if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
-            raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
-                               "can address", f"model '{name}'")
-        emitted = emit_model(name, graph, plan, source, arena_section)
-        report = plan_report(name, graph, plan, source, choices)
-        _note_fallbacks(graph, report)
-    used = tuple(emitted.pop("__kernels__"))
-    adapters = tuple(emitted.pop("__adapters__"))
-    if kernels != DEFAULT_BACKEND:
-        report["kernels"] = kernels
-    emitted[f"{name}.plan.json"] = json.dumps(report, indent=2) + "\n"
-    return CompiledModel(name, graph, plan, emitted, used, adapters, kernels)
-
-
-def _note_fallbacks(graph: Graph, report: dict) -> None:
-    """With the CMSIS-NN backend, say in the report's kernel field why a node keeps our kernel."""
-    for entry in report["nodes"]:
-        node = graph.nodes[entry["node"]]
-        note = fallback_note(graph, node, get_op(node.op).prepare(graph, node))
-        if note:
-            entry["kernel"] = {**entry.get("kernel", {}), **note}
+    lowered = lower(graph, get_target(target), kernels)  # every op's checks run here, before any file is written
+    lowered, choices = use_room(lowered, planners) if room else (lowered, ())
+    plan = plan_memory(lowered, planners)
+    if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
+        raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
+                           "can address", f"model '{name}'")
+    emitted = emit_model(name, lowered, plan, source, arena_section)
+    report = plan_report(name, lowered, plan, source, choices)
+    files = dict(emitted.files)
+    files[f"{name}.plan.json"] = json.dumps(report, indent=2) + "\n"
+    return CompiledModel(name, lowered, plan, files, emitted.kernels, emitted.adapters)
 
 
 def runtime_stems() -> frozenset[str]:
@@ -296,10 +292,11 @@ def _remove_if_empty(folder: Path) -> None:
 
 def compile_file(model_path: str | Path, out_dir: str | Path, name: str | None = None,
                  arena_section: str | None = None, with_runtime: bool = True, input_shapes: dict | None = None,
-                 io_layout: str = "nhwc", kernels: str = DEFAULT_BACKEND) -> CompiledModel:
+                 io_layout: str = "nhwc", kernels: str = DEFAULT_BACKEND,
+                 target: str | Target = DEFAULT_TARGET) -> CompiledModel:
     graph = prepare_graph(model_path, input_shapes, io_layout)
     model = compile_graph(graph, name or default_name(model_path), Path(model_path).name, arena_section,
-                          kernels=kernels)
+                          kernels=kernels, target=target)
     write_output(model, out_dir, with_runtime)
     return model
 

@@ -26,6 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also time each layer in a separate instrumented build (adds \"layers\")")
     parser.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
                         help="kernel backend (default micro-relay); cmsis-nn needs the CMSIS-NN library")
+    parser.add_argument("--target", help="compile for this target (micro-relay compile --target; default: the "
+                                         "machine's core, e.g. cortex-m4 on mps2-an386)")
     parser.add_argument("--opt-level", choices=OPT_LEVELS, default=DEFAULT_OPT_LEVEL,
                         help="compile the runner and the model at -O<level> (default s: the figures the project "
                              "reports; 0 or g checks that a debug build computes the same outputs)")
@@ -38,6 +40,6 @@ def run(args) -> int:
 
     result = bench_model(args.model, args.machine, name=args.name, seed=args.seed, keep=args.keep,
                          runs=args.runs, timeout=args.timeout, profile=args.profile, kernels=args.kernels,
-                         cmsis_nn=args.cmsis_nn, opt_level=args.opt_level)
+                         cmsis_nn=args.cmsis_nn, opt_level=args.opt_level, target=args.target)
     print(json.dumps(result))
     return 0

@@ -17,12 +17,14 @@ from ..compiler import compile_graph, default_name, prepare_graph, write_output
 from ..errors import CompileError
 from ..ir.registry import get_op
 from ..reference import run as reference_run
+from ..target import get_target, target_for_core
 from .build import (COMMON_FLAGS, DEFAULT_OPT_LEVEL, arena_flag, build_runner, compile_jobs, find_tool, gcc_version,
                     instrument_invoke, opt_flag, write_model_shim)
 from .cmsis_nn import build_library, find_cmsis_nn, include_dir
 from .machines import Machine, get_machine
 from .report import image_sizes, linked_libraries
 from .run import cost, qemu_version, run_qemu, samples
+
 
 DEFAULT_TIMEOUT_S = 600.0
 LOOP_INSTRUCTIONS = 4  # per iteration of calib_main.c's spin loop
@@ -145,28 +147,31 @@ def _profile(gcc, qemu, machine: Machine, model, sources: list[Path], model_dir:
 def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: str | None = None,
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
                 timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False, kernels: str = "micro-relay",
-                cmsis_nn: str | Path | None = None, opt_level: str = DEFAULT_OPT_LEVEL) -> dict:
+                cmsis_nn: str | Path | None = None, opt_level: str = DEFAULT_OPT_LEVEL,
+                target: str | None = None) -> dict:
     """Everything `micro-relay bench` prints, as a dict. kernels "cmsis-nn" builds with the CMSIS-NN library
-    at `cmsis_nn` (default: $CMSIS_NN_PATH); everything is compiled at -O<opt_level>."""
+    at `cmsis_nn` (default: $CMSIS_NN_PATH); everything is compiled at -O<opt_level>, for `target` (default:
+    the machine's core, target_for_core)."""
     if kernels == "cmsis-nn":
         find_cmsis_nn(cmsis_nn)  # a missing library fails before the model is even read
     graph = prepare_graph(model_path)
     return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
-                       timeout, profile, kernels, cmsis_nn, opt_level)
+                       timeout, profile, kernels, cmsis_nn, opt_level, target)
 
 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
                 profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None,
-                opt_level: str = DEFAULT_OPT_LEVEL) -> dict:
+                opt_level: str = DEFAULT_OPT_LEVEL, target: str | None = None) -> dict:
     """bench_model for an optimized graph (e.g. one the quantizer produced)."""
     machine = get_machine(machine_name)
+    target = get_target(target) if target is not None else target_for_core(machine.core)
     opt_flag(opt_level)  # an unknown level fails before anything is built
     if runs < 1:
         raise CompileError("runs must be at least 1", "--runs")
     cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
-    model = compile_graph(graph, name, Path(source).name, kernels=kernels)
+    model = compile_graph(graph, name, Path(source).name, kernels=kernels, target=target)
     link: dict = {"model_flags": (arena_flag(name),), "opt_level": opt_level}
     if cmsis_root is not None:
         link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"), "opt_level": opt_level,
@@ -193,7 +198,7 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
         instructions = min(per_run)
         result = {
             "model": str(model_path), "name": name, "machine": machine.name, "core": machine.core,
-            "clock_hz": machine.clock_hz, "kernels": kernels, "instructions": instructions,
+            "clock_hz": machine.clock_hz, "target": target.name, "kernels": kernels, "instructions": instructions,
             "instructions_per_run": per_run,
             "macs": macs,
             "instructions_per_mac": round(instructions / macs, 3) if macs else None,

@@ -17,10 +17,10 @@ import numpy as np
 
 from .. import __version__
 from ..ir.graph import Graph
-from ..ir.registry import get_op
 from ..ir.types import DType
+from ..kernels.cmsis_nn._adapters import HEADER as ADAPTER_HEADER
+from ..lower import Lowered
 from ..plan.memory_plan import MemoryPlan
-from ..plan.prepared import prepared
 from .c_text import c_comment
 
 WEIGHT_ALIGN = 16
@@ -47,7 +47,6 @@ class EmitContext:
     declarations: list[str] = field(default_factory=list)
     constant_names: dict[str, str] = field(default_factory=dict)
     counter: int = 0
-    adapters: list[str] = field(default_factory=list)  # CMSIS-NN adapters called (crt/cmsis_nn/mr_cmsis_<x>.c)
 
     def _fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -68,11 +67,6 @@ class EmitContext:
                     render_array(t.data, t.type.dtype), ";")))
             return self.constant_names[tensor]
         return f"(({t.type.dtype.c_type} *)({self.name}_arena_base + {self.plan.tensor_offset(tensor)}))"
-
-    def use_adapter(self, stem: str) -> None:
-        """Record that a call names the CMSIS-NN adapter crt/cmsis_nn/mr_cmsis_<stem>.c (ops/_cmsis_nn.py)."""
-        if stem not in self.adapters:
-            self.adapters.append(stem)
 
     def scratch(self) -> str:
         offset = self.plan.scratch_offset(self.node_index)
@@ -250,35 +244,38 @@ def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str) ->
     return f"{ret} {name}_{kind}(int index)\n{{\n    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
 
 
-def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None,
-                adapters: list[str] | None = None) -> tuple[str, list[str]]:
-    """The model's .c text and the runtime kernel names it calls; the CMSIS-NN adapters it calls are appended
-    to `adapters` when given."""
+@dataclass(frozen=True)
+class EmittedModel:
+    files: dict[str, str]  # NAME.h and NAME.c
+    kernels: tuple[str, ...]  # runtime sources crt/src/mr_<kernel>.c the model calls, in first-call order
+    adapters: tuple[str, ...]  # CMSIS-NN adapters crt/cmsis_nn/mr_cmsis_<adapter>.c it calls, sorted
+
+
+def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
+                arena_section: str | None = None) -> tuple[str, list[str], list[str]]:
+    """The model's .c text, the runtime kernel names it calls and the CMSIS-NN adapters it calls."""
+    graph = lowered.graph
     macro = name.upper()
     ctx = EmitContext(name, graph, plan)
     calls: list[str] = []
     kernels: list[str] = []
+    adapters: set[str] = set()
     headers: set[str] = set()
     for step, node_index in enumerate(plan.order):
-        node = graph.nodes[node_index]
-        op = get_op(node.op)
+        low = lowered.nodes[node_index]
+        node = low.node
         ctx.node_index = node_index
-        params = prepared(graph, node)
         where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
-        call = op.emit(ctx, node, params)
+        call = low.kernel.emit(ctx, node, low.params, low.plan)
         calls.append(f"    {where}\n    {call}" if call else f"    {where}")
-        sources = op.kernel_sources(graph, node)
-        headers.update(sources[:1])
-        for k in sources:
+        headers.update(low.plan.sources[:1])
+        adapters.update(low.plan.adapters)
+        for k in low.plan.sources:
             if k not in kernels:
                 kernels.append(k)
     includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(headers))
-    if ctx.adapters:
-        from ..ops._cmsis_nn import HEADER
-
-        includes += f'#include "{HEADER}"\n'
-        if adapters is not None:
-            adapters.extend(sorted(ctx.adapters))
+    if adapters:
+        includes += f'#include "{ADAPTER_HEADER}"\n'  # crt/cmsis_nn/
     section = f' MR_SECTION("{arena_section}")' if arena_section else ""
     arena = (
         f"#if defined({macro}_EXTERNAL_ARENA)\n"
@@ -316,13 +313,12 @@ def emit_source(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_se
         pieces += ["\n\n", declaration] if index else [declaration]
     pieces += ["\n", "\n".join(tail)]
     ctx.declarations.clear()
-    return "".join(pieces), kernels
+    return "".join(pieces), kernels, sorted(adapters)
 
 
-def emit_model(name: str, graph: Graph, plan: MemoryPlan, source: str, arena_section: str | None = None) -> dict[str, str]:
-    """{file name: text} for NAME.h and NAME.c, plus the runtime kernel list under the key '__kernels__' and
-    the CMSIS-NN adapters called (ops/_cmsis_nn.py; empty with our kernels) under '__adapters__'."""
-    adapters: list[str] = []
-    source_text, kernels = emit_source(name, graph, plan, source, arena_section, adapters)
-    return {f"{name}.h": emit_header(name, graph, plan, source), f"{name}.c": source_text, "__kernels__": kernels,
-            "__adapters__": adapters}
+def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
+               arena_section: str | None = None) -> EmittedModel:
+    """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call."""
+    source_text, kernels, adapters = emit_source(name, lowered, plan, source, arena_section)
+    files = {f"{name}.h": emit_header(name, lowered.graph, plan, source), f"{name}.c": source_text}
+    return EmittedModel(files, tuple(kernels), tuple(adapters))

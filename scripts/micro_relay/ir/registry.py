@@ -3,11 +3,13 @@
 Each op lives in its own file under `micro_relay/ops/` and registers one `OpDef` subclass. An op knows:
 - its attribute schema (`attrs`: name -> `Attr`), checked by the verifier and used by the text parser;
 - `infer`: output types from input types and attributes (static shapes only);
-- `prepare`: the compile-time constants its kernel needs (fixed-point multipliers, clamps, padding), computed
-  once, shared by the reference interpreter and the C emitter so that both run the same arithmetic;
-- `reference`: numpy semantics, bit-exact with TFLite Micro for integer types;
-- `emit`: the C statement that calls its runtime kernel (`crt/src/<kernel>.c`).
-Ops that only reinterpret memory (reshape) set `alias = True`: the planner gives the output the input's bytes.
+- `prepare`: the compile-time constants of its arithmetic (fixed-point multipliers, clamps, padding, folded
+  biases), computed once per compile (lower/), shared by the reference interpreter and the kernels so that
+  both run the same arithmetic; it refuses what no kernel can compute exactly;
+- `reference`: numpy semantics, bit-exact with TFLite Micro for integer types.
+How a core runs the op (scratch, access order, the C call, the cost) belongs to its kernels (kernels/).
+Ops that only reinterpret memory (reshape) set `alias = True`: the planner gives the output the input's bytes;
+element-wise ops set `inplace = True`: out[i] depends on in0[i] only, so the output may take input 0's bytes.
 """
 
 from __future__ import annotations
@@ -64,27 +66,6 @@ class OpDef:
     def scratch_bytes(self, graph: Graph, node: Node, params: dict) -> int:
         """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
         return 0
-
-    def scratch_variants(self, graph: Graph, node: Node, params: dict) -> tuple[dict, ...]:
-        """Attribute changes that make this node's kernel faster with more arena scratch, fastest first (empty:
-        one way only). The compiler applies the first that fits the arena the model needs anyway
-        (plan/room.py); the attributes are the op's own (in its schema), read back by prepare."""
-        return ()
-
-    def entry_point(self, graph: Graph, node: Node, params: dict) -> str:
-        """The runtime function this node calls, for ops whose variants call different ones (plan/room.py keeps
-        a variant only if the model then links no function more); "" for the others."""
-        return ""
-
-    def kernel_path(self, graph: Graph, node: Node, params: dict) -> dict[str, str]:
-        """The loop structure the kernel takes for this node's constant shapes, for the plan report: "dsp" on
-        cores with the DSP extension and "portable" elsewhere (empty: the op has one simple loop)."""
-        return {}
-
-    def estimate(self, graph: Graph, node: Node, params: dict) -> dict | None:
-        """The cost model's Cortex-M4 instructions for this node (ops/_cost.py): {"instructions", "path" and,
-        where the compiler chose among paths, "alternatives": path -> instructions}; None: not estimated."""
-        return None
 
     def overlap_delta(self, graph: Graph, node: Node, params: dict) -> int | None:
         """Lagged in-place: the largest offset(output) - offset(input 0), in bytes (negative: the output starts

@@ -18,7 +18,6 @@ from ..arith.multiplier import quantize_multipliers
 from ..ir.registry import Attr, op_where
 from ..ir.types import INT32_MAX, DType
 from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
-from ._overlap import window_delta
 
 PAIR_OF_ONES = Attr(tuple, (1, 1))
 NO_PADDING = Attr(tuple, (0, 0, 0, 0))  # (top, left, bottom, right)
@@ -56,12 +55,6 @@ def is_pointwise(g: Geometry) -> bool:
     stride 1, no padding, input and output spatially equal, one group."""
     return (g.k_h == 1 and g.k_w == 1 and g.stride_h == 1 and g.stride_w == 1 and g.pad_top == 0
             and g.pad_left == 0 and g.out_h == g.in_h and g.out_w == g.in_w and g.filter_c == g.in_c)
-
-
-def window_overlap_delta(g: Geometry, itemsize: int) -> int:
-    """OpDef.overlap_delta of a row-ordered window walk (the generic conv2d and every depthwise path)."""
-    return window_delta(g.batches, g.in_h, g.in_w, g.in_c, g.out_h, g.out_w, g.out_c, g.stride_h, g.pad_top,
-                        itemsize)
 
 
 def inputs3(graph, node):
@@ -238,31 +231,6 @@ def float_finish(acc: np.ndarray, bias, p: dict, always_add_bias: bool) -> np.nd
     elif always_add_bias:
         acc = acc + np.float32(0.0)
     return apply_clamp(acc, p["act_min"], p["act_max"], np.float32)
-
-
-def emit_call(ctx, node, p: dict, kernel_prefix: str, bias_expr: str | None = None, scratch: bool = False,
-              suffix: str = "") -> str:
-    """The kernel call with its constant parameter struct (mr_conv2d_q_params or mr_conv2d_f32_params).
-    scratch: pass the node's planned arena scratch as the last argument. A nonzero p["scratch_bytes"] goes into
-    the struct's scratch_bytes field. suffix: after the kind, for a kernel specialized on a constant shape."""
-    fields = {"geo": p["geometry"].c_initializer()}
-    if p["kind"] == "f32":
-        fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
-        params = ctx.params("mr_conv2d_f32_params", fields)
-    else:
-        folded = p.get("folded_bias")
-        fields.update(in_zp=p["in_zp"], out_zp=p["out_zp"], act_min=p["act_min"], act_max=p["act_max"],
-                      mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
-                      folded_bias="NULL" if folded is None else ctx.const_array(folded, "int32_t"))
-        if p.get("scratch_bytes"):
-            fields["scratch_bytes"] = p["scratch_bytes"]
-        params = ctx.params("mr_conv2d_q_params", fields)
-    bias = node.inputs[2] if len(node.inputs) > 2 else ""
-    args = [params, ctx.tensor(node.inputs[0]), ctx.tensor(node.inputs[1]),
-            ctx.tensor(bias) if bias_expr is None else bias_expr, ctx.tensor(node.outputs[0])]
-    if scratch:
-        args.append(ctx.scratch())
-    return f"{kernel_prefix}_{p['kind']}{'_wide' if p['wide'] else ''}{suffix}({', '.join(args)});"
 
 
 def prepare_convolution(graph, node, g, channel_axis: int) -> tuple[dict, DType | None]:

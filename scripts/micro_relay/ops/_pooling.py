@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..arith.multiplier import f32
 from ..ir.types import INT32_MAX, DType, TensorType
 from ._common import c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
-from ._overlap import window_delta
+from ..kernels.overlap import window_delta
 
 COPY_MAX_DIMS = 5  # MR_PAD_MAX_DIMS and MR_STRIDED_SLICE_MAX_DIMS in the C headers
 

@@ -20,8 +20,7 @@ from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import ACTIVATION, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_index_range, check_wide_shifts,
-                           emit_call, exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize,
-                           window_attrs)
+                           exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize, window_attrs)
 
 
 def _geometry(graph, node) -> Geometry:
@@ -45,7 +44,6 @@ class Conv2DTranspose(OpDef):
     name = "nn.conv2d_transpose"
     attrs = {"strides": PAIR_OF_ONES, "padding": NO_PADDING, "output_shape": Attr(tuple), "activation": ACTIVATION}
     num_inputs = (2, 3)
-    kernels = ("conv2d_transpose",)
 
     def infer(self, graph, node):
         g = _geometry(graph, node)
@@ -70,12 +68,6 @@ class Conv2DTranspose(OpDef):
         check_bias_headroom(graph, node, g.k_h * g.k_w * g.in_c, graph.type_of(node.inputs[0]).dtype,
                             params.get("wide", False))
         return params
-
-    def scratch_bytes(self, graph, node, params):
-        """The zeroed accumulator TFLite Micro scatters into: int32 per output value for int8, int64 for int16."""
-        g: Geometry = params["geometry"]
-        per_value = {"s8": 4, "s16": 8}.get(params["kind"], 0)
-        return g.batches * g.out_h * g.out_w * g.out_c * per_value
 
     def reference(self, graph, node, p, inputs):
         data, weight, bias = (list(inputs) + [None])[:3]
@@ -108,10 +100,3 @@ class Conv2DTranspose(OpDef):
     def macs(self, graph, node):
         g = _geometry(graph, node)
         return g.batches * g.in_h * g.in_w * g.in_c * g.k_h * g.k_w * g.out_c
-
-    def emit(self, ctx, node, p):
-        bias = node.inputs[2] if len(node.inputs) > 2 else ""
-        bias_expr = None
-        if bias and ctx.graph.type_of(bias).dtype == DType.INT16:  # widened once here, not on every call
-            bias_expr = ctx.const_array(ctx.graph.constant(bias).astype(np.int64), "int64_t")
-        return emit_call(ctx, node, p, "mr_conv2d_transpose", bias_expr, scratch=p["kind"] != "f32")

@@ -3,7 +3,8 @@
 Integer semantics (TFLM_ARITHMETIC.md section 2): per-tensor int8 subtracts both zero points and takes its
 multiplier from float(in_s * w_s) / out_s; per-channel uses in_s * w_s[o] / out_s in double. int16x8
 accumulates in int64 and requantizes with the 64-bit multiply, unless its bias is int32 (then int32 and
-the 32-bit multiply).
+the 32-bit multiply). Prepare folds bias - in_zp * sum(w) per unit when the weights are constant. The
+kernels: kernels/portable/dense.py, kernels/arm_dsp/dense.py, kernels/cmsis_nn/dense.py.
 """
 
 from __future__ import annotations
@@ -16,42 +17,8 @@ from ..arith.fixedpoint import mbqm32, mbqm64
 from ..arith.multiplier import f32, quantize_multipliers
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
-from . import _cmsis_nn, _cost
-from ._common import ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._common import ACTIVATION, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 from ._conv_common import check_bias_headroom
-
-
-def _requant_zp(mult: int, shift: int, zero_point: int) -> list[int] | None:
-    """mr_requant_zp_of (crt/include/micro_relay/simd.h): {hi, mult, k} with k = -shift - 1 and hi = 2^(k-1) +
-    zero_point * 2^k, which requantize and add the zero point in five instructions, when mult >= 0 and
-    k is in [1, 20]; else None. The DSP kernel requantizes with them in its assembly routine, which runs blocks
-    of 4 units, for a per-tensor int8 layer whose bias is folded, whose clamp is int8's (SSAT) and whose depth is
-    a nonzero multiple of 4 (no tail)."""
-    k = -int(shift) - 1
-    if mult < 0 or not 1 <= k <= 20:
-        return None
-    return [(1 << (k - 1)) + int(zero_point) * (1 << k), int(mult), k]
-
-
-def _kernel_paths(p: dict) -> dict[str, str]:
-    """The loops mr_dense_s8 takes (crt/src/mr_dense.c) for a layer's constants; the other kinds have one."""
-    if p["kind"] != "s8":
-        return {}
-    if "folded_bias" not in p:
-        unfolded = "one unit at a time, zero points subtracted"
-        return {"dsp": unfolded, "portable": unfolded}
-    portable = "one unit at a time (dot product, folded bias)"
-    if p["units"] < 4 or p["depth"] < 4:
-        return {"dsp": "one unit at a time (C)", "portable": portable}
-    dsp = "blocks of 4 units in assembly (SMLAD, unrolled twice), "
-    if "requant" in p:
-        dsp += "requantized there (mr_requant_zp, SSAT)"
-    else:
-        tail = p["depth"] % 4
-        dsp += "requantized in C" + (f" after the last {tail} value(s)" if tail else "")
-    if p["units"] % 4:
-        dsp += f"; the last block repeats {4 - p['units'] % 4} unit(s)"
-    return {"dsp": dsp, "portable": portable}
 
 
 @register
@@ -60,7 +27,6 @@ class Dense(OpDef):
     attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple),
              "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)
-    kernels = ("dense",)
 
     def infer(self, graph, node):
         data, weight, bias = types(graph, node, 3)
@@ -119,11 +85,6 @@ class Dense(OpDef):
             folded = bias_data.astype(np.int64) - params["in_zp"] * weight_data.astype(np.int64).sum(axis=1)
             if np.all(np.abs(folded) < 2**31):
                 params["folded_bias"] = folded.astype(np.int32)
-        if ("folded_bias" in params and params["kind"] == "s8" and len(mult) == 1 and (lo, hi) == (-128, 127)
-                and params["depth"] % 4 == 0 and params["depth"] >= 4 and params["units"] >= 4):
-            requant = _requant_zp(mult[0], shift[0], params["out_zp"])
-            if requant is not None:
-                params["requant"] = requant
         return params
 
     def reference(self, graph, node, p, inputs):
@@ -148,34 +109,3 @@ class Dense(OpDef):
     def macs(self, graph, node):
         data, weight, _ = types(graph, node, 3)
         return data.size * weight.shape[0]
-
-    def kernel_path(self, graph, node, p):
-        """Our int8 kernel's loops (_kernel_paths); the CMSIS-NN function on that backend (ops/_cmsis_nn.py)."""
-        return _cmsis_nn.kernel_path(node, p) if _cmsis_nn.uses_cmsis_nn(graph, node, p) else _kernel_paths(p)
-
-    def estimate(self, graph, node, p):
-        """int8 on our kernel only (ops/_cost.py)."""
-        if p["kind"] != "s8" or _cmsis_nn.uses_cmsis_nn(graph, node, p):
-            return None
-        return _cost.dense_estimate(p)
-
-    def emit(self, ctx, node, p):
-        data, weight, bias = node.inputs
-        cmsis_nn = _cmsis_nn.uses_cmsis_nn(ctx.graph, node, p)
-        fields = {"rows": p["rows"], "depth": p["depth"], "units": p["units"]}
-        if p["kind"] == "f32":
-            fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
-        else:
-            fields.update(in_zp=p["in_zp"], w_zp=p["w_zp"], out_zp=p["out_zp"], act_min=p["act_min"],
-                          act_max=p["act_max"], per_channel=int(len(p["mult"]) > 1),
-                          mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
-                          folded_bias=ctx.const_array(p["folded_bias"], "int32_t")
-                          if "folded_bias" in p and not cmsis_nn else "NULL")
-            if "requant" in p and not cmsis_nn:
-                fields["requant"] = ctx.const_array(p["requant"], "int32_t")
-        kernel = f"mr_dense_{p['kind']}" + ("_wide" if p.get("wide") else "")
-        if cmsis_nn:
-            kernel = _cmsis_nn.adapter(ctx, node)
-        params = ctx.params(f"mr_dense_{'f32' if p['kind'] == 'f32' else 'q'}_params", fields)
-        call = f"{kernel}({params}, {ctx.tensor(data)}, {ctx.tensor(weight)}, {ctx.tensor(bias)}, {ctx.tensor(node.outputs[0])});"
-        return _cmsis_nn.checked(call) if cmsis_nn else call

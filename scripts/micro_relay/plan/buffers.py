@@ -47,8 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.graph import Graph
-from ..ir.registry import OpDef, get_op
-from .prepared import prepared
+from ..ir.registry import get_op
 
 ALIGN = 4
 SCRATCH_ALIGN = 8
@@ -145,29 +144,18 @@ def _shares_input_bytes(graph: Graph, node, op) -> bool:
         and not graph.tensors[node.inputs[0]].is_constant
 
 
-def overlap_of(graph: Graph, node) -> int | None:
-    """One node's kernel overlap delta rounded down to ALIGN, or None (step 4)."""
-    op = get_op(node.op)
-    if type(op).overlap_delta is OpDef.overlap_delta:
-        return None
-    delta = op.overlap_delta(graph, node, prepared(graph, node))
-    return None if delta is None else delta // ALIGN * ALIGN
+def node_overlap(lowered) -> dict[int, int]:
+    """Node index -> its kernel's overlap delta (KernelPlan.overlap_delta) rounded down to ALIGN (step 4; nodes
+    whose kernel declares none are left out). `lowered`: a Lowered (lower/), or a graph lowered by default."""
+    from ..lower import as_lowered
 
-
-def node_overlap(graph: Graph) -> dict[int, int]:
-    """Node index -> its kernel's overlap delta rounded down to ALIGN (step 4; ops without one are left out)."""
-    result = {}
-    for index, node in enumerate(graph.nodes):
-        delta = overlap_of(graph, node)
-        if delta is not None:
-            result[index] = delta
-    return result
+    return {i: delta // ALIGN * ALIGN for i, delta in as_lowered(lowered).overlap().items()}
 
 
 def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
                   overlap: dict[int, int] | None = None) -> list[Buffer]:
     """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes,
-    `overlap` node index -> overlap delta (node_overlap(graph) when not given)."""
+    `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given)."""
     overlap = node_overlap(graph) if overlap is None else overlap
     life = tensor_lifetimes(graph, order)
     outputs = set(graph.outputs)

@@ -1,8 +1,8 @@
 """The memory plan of a graph: the chosen operator order, every buffer's offset, and the arena size.
 
-plan_memory(graph, planners, orders):
-  1. ask every op for the scratch bytes its kernel needs and for its overlap delta (how far below its input
-     its output may start, ops/_overlap.py);
+plan_memory(lowered, planners, orders):
+  1. read from the lowering (lower/) the scratch bytes each node's kernel needs and its overlap delta (how far
+     below its input its output may start, ops/_overlap.py);
   2. for each candidate order (orders/, in ORDERS order) build the order, check it is a topological order of
      all nodes, and skip it if an earlier candidate gave the same order;
   3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, lagged overlap permissions,
@@ -18,13 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir.graph import Graph
-from ..ir.registry import get_op
+from ..lower import Lowered, as_lowered
 from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
 from .check import check_plan
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
-from .prepared import prepared
 
 
 @dataclass(frozen=True)
@@ -67,30 +65,23 @@ class MemoryPlan:
         return self.offsets.get(scratch_name(node_index))
 
 
-def scratch_of(graph: Graph, node) -> int:
-    """The scratch bytes one node's kernel needs."""
-    op = get_op(node.op)
-    return op.scratch_bytes(graph, node, prepared(graph, node))
+def node_scratch(lowered) -> dict[int, int]:
+    """Node index -> scratch bytes its kernel needs (nodes that need none are left out); `lowered`: a Lowered,
+    or a graph lowered by default."""
+    return as_lowered(lowered).scratch()
 
 
-def node_scratch(graph: Graph) -> dict[int, int]:
-    """Node index -> scratch bytes its kernel needs (nodes that need none are left out)."""
-    result = {}
-    for index, node in enumerate(graph.nodes):
-        nbytes = scratch_of(graph, node)
-        if nbytes:
-            result[index] = nbytes
-    return result
-
-
-def plan_memory(graph: Graph, planners: tuple[str, ...] | None = None,
+def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
                 orders: tuple[str, ...] | None = None) -> MemoryPlan:
+    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first)."""
     names = tuple(ORDERS) if orders is None else orders
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
         raise ValueError(f"unknown operator order(s) {unknown}; known: {', '.join(ORDERS)}")
-    scratch = node_scratch(graph)
-    overlap = node_overlap(graph)
+    lowered = as_lowered(lowered)
+    graph = lowered.graph
+    scratch = lowered.scratch()
+    overlap = node_overlap(lowered)
     live = LiveBytes(graph, scratch, overlap)
     best: MemoryPlan | None = None
     seen: dict[tuple[int, ...], Candidate] = {}

@@ -7,10 +7,12 @@
 - every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
   the delta, offset(output) - offset(input) and the bytes they actually share (0 when placed apart);
 - which order and planner won, and what every candidate order gave;
-- per node its op, MAC count and the kernel's loop structure for its shapes (OpDef.kernel_path);
-- per int8 conv2d, depthwise_conv2d and dense node the cost model's Cortex-M4 instructions (OpDef.estimate,
-  ops/_cost.py): the path taken and, where the compiler chose, every candidate's; and their sum
-  (estimated_instructions: those layers only, not the whole model);
+- the target (target/) and the kernel backend asked for;
+- per node its op, MAC count and kernel: {backend: the loop structure it takes for the node's shapes}
+  (Kernel.report), with, where a preferred backend refused the node, why (under that backend's name);
+- per node whose kernel has one, the target's cost-model instructions (Kernel.estimate, target/cost_model.py):
+  the path taken and, where the compiler chose, every candidate's; and their sum (estimated_instructions:
+  those layers only, not the whole model);
 - per node that has a faster variant with more scratch (plan/room.py): the variant kept (null: the arena
   had no room for any, or it would have linked more code: "note" says so), its scratch and the estimated
   instructions it saves.
@@ -18,15 +20,26 @@
 
 from __future__ import annotations
 
-from ..ir.graph import Graph
 from ..ir.registry import get_op
+from ..lower import Lowered, LoweredNode
 from .buffers import overlap_pairs, peak_step, tensor_lifetimes
-from .memory_plan import MemoryPlan, node_scratch
-from .prepared import prepared
+from .memory_plan import MemoryPlan
 from .room import RoomChoice
 
 
-def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tuple[RoomChoice, ...] = ()) -> dict:
+def _kernel_entry(lowered: Lowered, low: LoweredNode) -> dict[str, str]:
+    """{backend: loops} of the kernel that runs the node and, when CMSIS-NN was asked for and refused the node,
+    {"cmsis_nn": why}."""
+    entry = {backend: f"not used: {why}; our kernel runs" for backend, why in low.fallback if backend == "cmsis_nn"}
+    text = low.kernel.report(lowered.graph, low.node, low.params, low.plan)
+    if text:
+        entry[low.kernel.backend] = text
+    return entry
+
+
+def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
+                room: tuple[RoomChoice, ...] = ()) -> dict:
+    graph = lowered.graph
     life = tensor_lifetimes(graph, plan.order)
     tensors = []
     for buf in sorted(plan.buffers, key=lambda b: (plan.offsets[b.name], b.first, b.name)):
@@ -46,13 +59,12 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tu
     nodes = []
     total_macs = total_estimate = 0
     for index, node_index in enumerate(plan.order):
-        node = graph.nodes[node_index]
-        op = get_op(node.op)
-        macs = op.macs(graph, node)
+        low = lowered.nodes[node_index]
+        node = low.node
+        macs = get_op(node.op).macs(graph, node)
         total_macs += macs
-        params = prepared(graph, node)
-        path = op.kernel_path(graph, node, params)
-        estimate = op.estimate(graph, node, params)
+        path = _kernel_entry(lowered, low)
+        estimate = low.kernel.estimate(lowered.target, graph, node, low.params, low.plan)
         total_estimate += estimate["instructions"] if estimate else 0
         nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
                       "output": node.outputs[0], "macs": macs, **({"kernel": path} if path else {}),
@@ -64,13 +76,15 @@ def plan_report(name: str, graph: Graph, plan: MemoryPlan, source: str, room: tu
         overlaps.append({"output": out.name, "input": inp.name, "step": out.first, "delta": delta,
                          "offset_difference": at_out - at_in, "shared_bytes": shared})
     weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
-    scratch = node_scratch(graph) if room else {}
+    scratch = lowered.scratch() if room else {}
     room_entries = [{"node": c.node, "name": graph.nodes[c.node].name, "variant": c.variant,
                      "scratch_bytes": scratch.get(c.node, 0), "estimated_saving": c.saving,
                      **({"note": c.note} if c.note else {})} for c in room]
     return {
         "model": name,
         "source": source,
+        "target": lowered.target.name,
+        "kernels": lowered.backend,
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound,
         "lower_bound_step": step,

@@ -1,37 +1,37 @@
 """Room: faster kernels in the arena the model needs anyway.
 
-Some kernels run faster with more scratch (OpDef.scratch_variants: a convolution's larger tiles extend each
+Some kernels run faster with more scratch (Kernel.variants, kernels/: a convolution's larger tiles extend each
 filter fewer times). Scratch lives only while its node runs, and at most steps the arena has bytes no live
-buffer uses, so there the faster kernel costs no RAM. use_room(graph) chooses the variants:
+buffer uses, so there the faster kernel costs no RAM. use_room(lowered) chooses the variants (kernel options):
   1. plan the graph as given: its arena A is the budget, which never grows;
   2. the candidates, nodes with variants, go largest estimated saving first (the cost model's instructions,
-     ops/_cost.py; nodes without an estimate after the others, in graph order);
+     target/cost_model.py; nodes without an estimate after the others, in graph order);
   3. for each candidate, its variants fastest first: with it (and the variants kept so far) the bytes live at
      some step must not exceed A (the lower bound, a quick test), and the buffers placed in the order that won
      step 1 by the greedy planners (and the branch-and-bound search, if it won step 1) must fit in A; the
      first variant that passes is kept, else the node keeps its default;
-  4. a kept variant that makes its node call another runtime function (OpDef.entry_point) is dropped again
+  4. a kept variant that makes its node call another runtime function (KernelPlan.entry) is dropped again
      when some node still calls the function it left: the model would link both, flash for speed;
-  5. the graph with every kept variant (node attributes, so the report, the emitter and the overlap checks
-     all see the same kernel). The compiler plans it again over every order and planner, which can only match
-     or beat the order of step 3: the arena stays at most A (dropping a variant only frees bytes).
+  5. the lowering with every kept variant (the nodes' kernel options and plans, so the report, the emitter and
+     the overlap checks all see the same kernel). The compiler plans it again over every order and planner,
+     which can only match or beat the order of step 3: the arena stays at most A (dropping a variant only
+     frees bytes).
   6. each test places the whole graph, so testing every candidate costs candidates x buffers, quadratic in a
      long chain; once the tests have placed ROOM_WORK_BUDGET buffers in all, the candidates not yet tried
      (the smallest savings) keep their default kernel, and the report's note says so.
-A node whose attributes already hold a variant (a test, a user) is left alone: its op offers no variants then.
+A node lowered with options already (a test, a tool) is left alone: its kernel offers no variants then.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from ..ir.graph import Graph
-from ..ir.registry import get_op
-from .buffers import build_buffers, lower_bound, node_overlap, overlap_of, scratch_buffers
-from .memory_plan import node_scratch, plan_memory, scratch_of
+from ..lower import Lowered
+from .buffers import ALIGN, build_buffers, lower_bound, node_overlap, scratch_buffers
+from .memory_plan import plan_memory
 from .orders import ORDERS, LiveBytes
 from .planners import PLANNERS, arena_size, placement_passes
-from .prepared import prepared
 
 # Step 6: the most work (buffers placed, summed over every test) the search may spend. Each test places the
 # whole graph, so testing every candidate costs candidates x buffers; this bound is far above what the
@@ -42,7 +42,8 @@ ROOM_WORK_BUDGET = 400_000
 
 @dataclass(frozen=True)
 class RoomChoice:
-    """What use_room did for one node: the variant kept (None: the default) and the estimated saving."""
+    """What use_room did for one node: the variant (kernel options) kept (None: the default) and the estimated
+    saving."""
 
     node: int
     variant: dict | None
@@ -50,31 +51,18 @@ class RoomChoice:
     note: str = ""  # why a variant that fitted was dropped (step 4), or why none was tried (step 6)
 
 
-def _estimate(graph: Graph, node_index: int, node=None) -> int | None:
-    """The cost model's instructions for the node (or for `node` in its place: an op prices a node from the
-    node and its tensors, so a variant is priced without building the graph that holds it)."""
-    node = graph.nodes[node_index] if node is None else node
-    op = get_op(node.op)
-    estimate = op.estimate(graph, node, prepared(graph, node))
+def _estimate(lowered: Lowered, node_index: int) -> int | None:
+    """The cost model's instructions for the node as lowered (None: its kernel has no estimate)."""
+    low = lowered.nodes[node_index]
+    estimate = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
     return estimate["instructions"] if estimate else None
 
 
-def _entry(graph: Graph, node_index: int) -> str:
-    node = graph.nodes[node_index]
-    op = get_op(node.op)
-    return op.entry_point(graph, node, prepared(graph, node))
-
-
-def _with_node(graph: Graph, node_index: int, node) -> Graph:
-    nodes = list(graph.nodes)
-    nodes[node_index] = node
-    return replace(graph, nodes=tuple(nodes))
-
-
-def _node_costs(graph: Graph, node) -> tuple[int, int | None]:
-    """(scratch bytes, overlap delta or None) of one node of the graph (or of a variant of it), as
-    node_scratch and node_overlap count them."""
-    return scratch_of(graph, node), overlap_of(graph, node)
+def _variants(lowered: Lowered, node_index: int) -> tuple[dict, ...]:
+    low = lowered.nodes[node_index]
+    if low.options:
+        return ()
+    return low.kernel.variants(lowered.target, lowered.graph, low.node, low.params, low.plan)
 
 
 class _TensorBuffers:
@@ -123,30 +111,30 @@ def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int,
     return False, work
 
 
-def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Graph, tuple[RoomChoice, ...]]:
-    """The graph with the variants that fit its arena, and what was chosen for each candidate node."""
+def use_room(lowered: Lowered, planners: tuple[str, ...] | None = None) -> tuple[Lowered, tuple[RoomChoice, ...]]:
+    """The lowering with the variants that fit its arena, and what was chosen for each candidate node."""
     candidates = []
-    for index, node in enumerate(graph.nodes):
-        op = get_op(node.op)
-        variants = op.scratch_variants(graph, node, prepared(graph, node))
+    for index in range(len(lowered.nodes)):
+        variants = _variants(lowered, index)
         if variants:
-            base = _estimate(graph, index)
-            fastest = _estimate(graph, index, node.with_attrs(**variants[0]))
+            base = _estimate(lowered, index)
+            fastest = _estimate(lowered.with_options(index, variants[0]), index)
             order_by = None if base is None or fastest is None else base - fastest
             candidates.append((order_by, index, variants, base))
     if not candidates:
-        return graph, ()
-    base_plan = plan_memory(graph, planners)
+        return lowered, ()
+    graph = lowered.graph
+    base_plan = plan_memory(lowered, planners)
     budget, order_name = base_plan.arena_bytes, base_plan.order_name
     # the cheap planners, and the searching one only where it placed the model (it can take a second to give up)
     planners = tuple(n for n in PLANNERS if (planners is None or n in planners)
                      and (n != "branch_and_bound" or n == base_plan.planner))
     candidates.sort(key=lambda c: (c[0] is None, -(c[0] or 0), c[1]))
-    original = graph
+    original = lowered
     choices = []
-    # A variant changes its own node's scratch and overlap only (an op prices a node from the node and its
+    # A variant changes its own node's scratch and overlap only (a kernel plans a node from the node and its
     # tensors), so the two tables are kept up to date node by node instead of priced again for each test.
-    scratch, overlap = dict(node_scratch(graph)), dict(node_overlap(graph))
+    scratch, overlap = lowered.scratch(), node_overlap(lowered)
     work = 0
     model_buffers = _TensorBuffers()
     for _, index, variants, base in candidates:
@@ -155,48 +143,48 @@ def use_room(graph: Graph, planners: tuple[str, ...] | None = None) -> tuple[Gra
             choices.append(RoomChoice(index, None, None, "not tried: the room search's work budget is spent"))
             continue
         for v in variants:
-            trial = graph.nodes[index].with_attrs(**v)
-            trial_scratch, trial_overlap = _priced(scratch, overlap, graph, index, trial)
+            trial = lowered.with_options(index, v)
+            trial_scratch, trial_overlap = _priced(scratch, overlap, trial, index)
             fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
             work += cost
             if fits:
-                kept, scratch, overlap = v, trial_scratch, trial_overlap
-                graph = _with_node(graph, index, trial)
+                kept, scratch, overlap, lowered = v, trial_scratch, trial_overlap, trial
                 break
         saving = None
         if kept is not None:
-            after = _estimate(graph, index)
+            after = _estimate(lowered, index)
             saving = None if base is None or after is None else base - after
         choices.append(RoomChoice(index, kept, saving))
-    graph, choices = _same_functions(original, graph, choices)
-    return graph, tuple(sorted(choices, key=lambda c: c.node))
+    lowered, choices = _same_functions(original, lowered, choices)
+    return lowered, tuple(sorted(choices, key=lambda c: c.node))
 
 
-def _priced(scratch: dict[int, int], overlap: dict[int, int], graph: Graph, node_index: int,
-            node) -> tuple[dict[int, int], dict[int, int]]:
-    """The scratch and overlap tables with node `node_index` replaced by `node` (a variant of it)."""
-    nbytes, delta = _node_costs(graph, node)
+def _priced(scratch: dict[int, int], overlap: dict[int, int], trial: Lowered,
+            node_index: int) -> tuple[dict[int, int], dict[int, int]]:
+    """The scratch and overlap tables with node `node_index` as `trial` plans it (a variant of it)."""
+    plan = trial.nodes[node_index].plan
     scratch, overlap = dict(scratch), dict(overlap)
     scratch.pop(node_index, None)
     overlap.pop(node_index, None)
-    if nbytes:
-        scratch[node_index] = nbytes
-    if delta is not None:
-        overlap[node_index] = delta
+    if plan.scratch_bytes:
+        scratch[node_index] = plan.scratch_bytes
+    if plan.overlap_delta is not None:
+        overlap[node_index] = plan.overlap_delta // ALIGN * ALIGN
     return dict(sorted(scratch.items())), dict(sorted(overlap.items()))
 
 
-def _same_functions(original: Graph, graph: Graph, choices: list[RoomChoice]) -> tuple[Graph, list[RoomChoice]]:
+def _same_functions(original: Lowered, lowered: Lowered,
+                    choices: list[RoomChoice]) -> tuple[Lowered, list[RoomChoice]]:
     """Step 4: drop the variants that moved a node off a function another node still calls."""
-    before = {i: _entry(original, i) for i in range(len(graph.nodes))}
-    after = {i: _entry(graph, i) for i in range(len(graph.nodes))}
+    before = {i: n.plan.entry for i, n in enumerate(original.nodes)}
+    after = {i: n.plan.entry for i, n in enumerate(lowered.nodes)}
     still_called = set(after.values())
     kept = []
     for choice in choices:
         left = before[choice.node]
         if choice.variant is not None and after[choice.node] != left and left in still_called:
-            graph = _with_node(graph, choice.node, original.nodes[choice.node])
+            lowered = lowered.with_options(choice.node, {})
             choice = RoomChoice(choice.node, None, None, f"fits, but {left} stays linked for other layers: "
                                                          f"{after[choice.node]} would add code")
         kept.append(choice)
-    return graph, kept
+    return lowered, kept

@@ -34,7 +34,7 @@ class LiveBytes:
     """Per-node costs of a graph for the order search (see the module docstring)."""
 
     def __init__(self, graph: Graph, scratch: dict[int, int], overlap: dict[int, int] | None = None):
-        overlap = node_overlap(graph) if overlap is None else overlap
+        overlap = node_overlap(graph) if overlap is None else overlap  # graph: lowered by default
         self.graph = graph
         self.n = len(graph.nodes)
         producer = graph.producers()

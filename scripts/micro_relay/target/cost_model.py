@@ -6,7 +6,7 @@ A path's estimate is a linear function of counts fixed by the shapes (the loops 
 with one coefficient set per path, fitted by non-negative least squares on relative error to per-layer
 instruction counts measured on mps2-an386 (QEMU -icount, `micro-relay bench --profile`) for small single-layer
 models covering every path. Non-negative coefficients make every estimate grow with each count, MACs included.
-The coefficients live in cost_coefficients.json next to this file, produced by
+The coefficients live in cortex_m4_coefficients.json next to this file, produced by
 
     python3 benchmarks/fit_cost_model.py
 
@@ -21,9 +21,9 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ._conv_common import Geometry, is_pointwise
+from ..ops._conv_common import Geometry, is_pointwise
 
-COEFFICIENTS = Path(__file__).with_name("cost_coefficients.json")
+COEFFICIENTS = Path(__file__).with_name("cortex_m4_coefficients.json")
 
 # Output pixels per strip fill of the depthwise DSP path (DSP_CHUNK in ops/depthwise_conv2d.py, MR_DW_CHUNK in
 # crt/src/mr_depthwise_conv2d.c); kept here so that the cost model does not import the op it decides for.
@@ -225,7 +225,7 @@ def features(path: str, shape) -> dict[str, int]:
 
 def instructions(path: str, shape, table: dict | None = None) -> int | None:
     """Estimated Cortex-M4 instructions of `path` for these shapes; None when the path has no fitted
-    coefficients. table: coefficients to use instead of cost_coefficients.json (the fit script's)."""
+    coefficients. table: coefficients to use instead of cortex_m4_coefficients.json (the fit script's)."""
     fitted = (table or coefficients())["paths"].get(path)
     if fitted is None:
         return None

@@ -1,11 +1,10 @@
-"""The optional CMSIS-NN kernel backend: which nodes run on it, the arena scratch they get, and their calls.
+"""What the CMSIS-NN kernels share: which nodes CMSIS-NN computes bit-exactly, its buffers, its functions.
 
-`compile_graph(..., kernels="cmsis-nn")` (`micro-relay compile --kernels cmsis-nn`) selects the backend for
-the span of one compile (kernel_backend()); the graph, the passes and the reference interpreter do not
-change. Planning and emission ask `uses_cmsis_nn(graph, node, params)` per node, which holds when the backend
-is selected and the node's constants are something CMSIS-NN computes bit-exactly (cmsis_nn_refusal); such a
-node's emit() names an adapter from crt/cmsis_nn/ (mr_cmsis_<op>_s8) that takes the very parameter struct our
-kernel takes and builds CMSIS-NN's structs from it at run time. Every other node keeps our kernel.
+`compile_graph(..., kernels="cmsis-nn")` (`micro-relay compile --kernels cmsis-nn`) puts the CMSIS-NN kernels
+first for the compile (lower/); the graph, the passes and the reference interpreter do not change. A node runs
+on CMSIS-NN when its constants are something CMSIS-NN computes bit-exactly (cmsis_nn_refusal, each kernel's
+`refusal`); its call names an adapter from crt/cmsis_nn/ (mr_cmsis_<op>_s8) that takes the very parameter
+struct our kernel takes and builds CMSIS-NN's structs from it at run time. Every other node keeps our kernel.
 
 What falls back to our kernels, decided here at compile time (the plan report's kernel field says so):
 - anything but int8 activations (int16, float);
@@ -26,43 +25,18 @@ Scratch: exactly what CMSIS-NN's *_get_buffer_size returns, for the larger of th
 library's own functions on the host and compares. MVE (Cortex-M55/M85) and Arm Compiler 6 builds size some
 buffers differently: the adapters stop such a build with #error rather than overrun the planned scratch.
 
-Memory: CMSIS-NN's kernels do not promise our kernels' access order (ops/_overlap.py; its grouped and
+Memory: CMSIS-NN's kernels do not promise our kernels' access order (kernels/overlap.py; its grouped and
 1xN paths do not even walk output rows in order), so a node on CMSIS-NN declares no lagged overlap.
 """
 
 from __future__ import annotations
 
-import contextlib
-from contextvars import ContextVar
-
-from ..errors import CompileError
-
-KERNEL_BACKENDS = ("micro-relay", "cmsis-nn")
-DEFAULT_BACKEND = "micro-relay"
-
-_BACKEND: ContextVar[str] = ContextVar("micro_relay_kernel_backend", default=DEFAULT_BACKEND)
+from ..base import Kernel, KernelPlan
 
 # The ops that have an adapter: op name -> adapter source stem (crt/cmsis_nn/mr_cmsis_<stem>.c).
 ADAPTERS = {"nn.conv2d": "conv2d", "nn.depthwise_conv2d": "depthwise_conv2d", "nn.dense": "dense"}
 HEADER = "micro_relay_cmsis_nn.h"
 _UINT16_MAX = 65535
-
-
-@contextlib.contextmanager
-def kernel_backend(name: str):
-    """Select the kernel backend for planning and emission inside the `with` block."""
-    if name not in KERNEL_BACKENDS:
-        raise CompileError(f"unknown kernel backend '{name}' (choose from {', '.join(KERNEL_BACKENDS)})",
-                           "--kernels")
-    token = _BACKEND.set(name)
-    try:
-        yield
-    finally:
-        _BACKEND.reset(token)
-
-
-def active_backend() -> str:
-    return _BACKEND.get()
 
 
 def _has_bias(node) -> bool:
@@ -97,19 +71,6 @@ def cmsis_nn_refusal(graph, node, p: dict) -> str | None:
                 (g.out_h - 1) * g.stride_h + 1 > g.in_h or (g.out_w - 1) * g.stride_w + 1 > g.in_w):
             return "1x1 window past the bottom/right edge (CMSIS-NN's 1x1 paths take no padding)"
     return None
-
-
-def uses_cmsis_nn(graph, node, p: dict) -> bool:
-    """Whether this node runs on CMSIS-NN in the current compile."""
-    return active_backend() == "cmsis-nn" and cmsis_nn_refusal(graph, node, p) is None
-
-
-def fallback_note(graph, node, p: dict) -> dict[str, str]:
-    """For the plan report: why a node stays on our kernel although CMSIS-NN was asked for ({} otherwise)."""
-    if active_backend() != "cmsis-nn" or node.op not in ADAPTERS:
-        return {}
-    reason = cmsis_nn_refusal(graph, node, p)
-    return {} if reason is None else {"cmsis_nn": f"not used: {reason}; our kernel runs"}
 
 
 # ---- arm_*_get_buffer_size, for max(portable C, DSP) as GCC builds them ----
@@ -156,30 +117,18 @@ def buffer_bytes(node, p: dict) -> int:
     return dense_buffer_bytes()
 
 
-def kernel_path(node, p: dict) -> dict[str, str]:
-    """The plan report's kernel field for a node on CMSIS-NN."""
+def function_of(node, p: dict) -> str:
+    """The CMSIS-NN function the adapter calls for this node (the plan report)."""
     if node.op == "nn.conv2d":
-        path = {"1x1_fast": "arm_convolve_1x1_s8_fast", "1x1": "arm_convolve_1x1_s8",
+        return {"1x1_fast": "arm_convolve_1x1_s8_fast", "1x1": "arm_convolve_1x1_s8",
                 "1xn": "arm_convolve_1_x_n_s8", "im2col": "arm_convolve_s8"}[_conv_path(p["geometry"])]
-    elif node.op == "nn.depthwise_conv2d":
+    if node.op == "nn.depthwise_conv2d":
         g = p["geometry"]
         if g.filter_c == 1 and g.batches == 1 and g.dil_h == 1 and g.dil_w == 1:
-            path = ("arm_depthwise_conv_3x3_s8" if g.k_h == 3 and g.k_w == 3 and g.pad_top <= 1
+            return ("arm_depthwise_conv_3x3_s8" if g.k_h == 3 and g.k_w == 3 and g.pad_top <= 1
                     and g.pad_left <= 1 else "arm_depthwise_conv_s8_opt")
-        else:
-            path = "arm_depthwise_conv_s8"
-    else:
-        path = "arm_fully_connected_per_channel_s8" if len(p["mult"]) > 1 else "arm_fully_connected_s8"
-    scratch = buffer_bytes(node, p)
-    what = f"CMSIS-NN {path} through mr_cmsis_{ADAPTERS[node.op]}_s8" + (f", {scratch} B scratch" if scratch else "")
-    return {"cmsis_nn": what}
-
-
-def adapter(ctx, node) -> str:
-    """The adapter function a node on CMSIS-NN calls (recorded so its source goes with the model)."""
-    stem = ADAPTERS[node.op]
-    ctx.use_adapter(stem)
-    return f"mr_cmsis_{stem}_s8"
+        return "arm_depthwise_conv_s8"
+    return "arm_fully_connected_per_channel_s8" if len(p["mult"]) > 1 else "arm_fully_connected_s8"
 
 
 def checked(call: str) -> str:
@@ -188,12 +137,20 @@ def checked(call: str) -> str:
     return f"if ({call.rstrip(';')} != 0) {{ return 1; }}"
 
 
-def emit_convolution(ctx, node, p: dict) -> str:
-    """conv2d / depthwise_conv2d on CMSIS-NN: our mr_conv2d_q_params (scratch_bytes = the planned CMSIS-NN
-    buffer, no folded bias: CMSIS-NN adds the input offset itself), the tensors, and the scratch or NULL."""
-    from ._conv_common import emit_call
+class CmsisNnKernel(Kernel):
+    """A node on CMSIS-NN: the adapter's buffer as scratch, no lagged overlap (CMSIS-NN's kernels do not promise
+    our access order), the adapter source with the model."""
 
-    nbytes = buffer_bytes(node, p)
-    call = emit_call(ctx, node, dict(p, scratch_bytes=nbytes, folded_bias=None), adapter(ctx, node).removesuffix("_s8"),
-                     scratch=bool(nbytes))
-    return checked(call if nbytes else call[:-2] + ", NULL);")
+    backend = "cmsis_nn"
+
+    def refusal(self, target, graph, node, p):
+        return cmsis_nn_refusal(graph, node, p)
+
+    def plan(self, target, graph, node, p, options):
+        stem = ADAPTERS[node.op]
+        return KernelPlan(scratch_bytes=buffer_bytes(node, p), sources=self.sources, adapters=(stem,),
+                          entry=f"mr_cmsis_{stem}_s8")
+
+    def report(self, graph, node, p, plan):
+        scratch = f", {plan.scratch_bytes} B scratch" if plan.scratch_bytes else ""
+        return f"CMSIS-NN {function_of(node, p)} through {plan.entry}{scratch}"

@@ -1,4 +1,4 @@
-"""Lagged in-place: how far below its input a window kernel's output may start (OpDef.overlap_delta).
+"""Lagged in-place: how far below its input a window kernel's output may start (KernelPlan.overlap_delta).
 
 A convolution, depthwise convolution or pooling kernel that walks its output in order reads each input byte
 for the last time long before it finishes, so its output may overlap the part of its own input that is
@@ -10,7 +10,7 @@ already dead, with no kernel change (TinyEngine, MCUNet). The kernels' memory-ac
   r*stride - pad_top ... r*stride - pad_top + (k_h - 1)*dilation, clamped to the image), consecutive tiles
   of at most T flattened pixels for the int8 pointwise matrix product (all reads and writes of a tile finish
   before the next tile; the portable path takes POINTWISE_TILE = 16 pixels a tile, the Cortex-M DSP path the
-  node's tile_pixels, 16 or fewer by default and more when the compiler gives it room, ops/conv2d.py; T is
+  node's tile_pixels, 16 or fewer by default and more when the compiler gives it room, kernels/arm_dsp/conv2d.py; T is
   the larger of the two);
 - unit u writes output bytes [out_hi(u-1), out_hi(u)) and reads nothing below in_lo(u).
 Since the tile size may vary, every run of up to T pixels, starting at any pixel, is taken as a unit: a real
@@ -35,7 +35,10 @@ padding 1 on 25x5x64 (320 bytes a row): row r reads from row r - 1 and writes up
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
+
+if TYPE_CHECKING:
+    from ..ops._conv_common import Geometry
 
 POINTWISE_TILE = 16  # MR_POINTWISE_TILE in crt/include/micro_relay/conv2d.h (tests/plan/test_overlap.py checks it)
 
@@ -80,3 +83,9 @@ def window_delta(batches: int, in_h: int, in_w: int, in_c: int, out_h: int, out_
 def pointwise_delta(pixels: int, in_c: int, out_c: int, itemsize: int, tile: int = POINTWISE_TILE) -> int:
     """max_delta of the tiled pointwise matrix product with tiles of at most `tile` pixels."""
     return max_delta(tile_units(pixels, in_c * itemsize, out_c * itemsize, tile))
+
+
+def window_overlap_delta(g: Geometry, itemsize: int) -> int:
+    """The overlap delta of a row-ordered window walk (the generic conv2d and every depthwise path)."""
+    return window_delta(g.batches, g.in_h, g.in_w, g.in_c, g.out_h, g.out_w, g.out_c, g.stride_h, g.pad_top,
+                        itemsize)

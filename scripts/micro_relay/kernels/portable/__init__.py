@@ -1,0 +1,1 @@
+"""Portable C99 kernels (crt/src): every op, every target."""
