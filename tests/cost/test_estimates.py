@@ -1,4 +1,4 @@
-"""The cost model (ops/_cost.py) as the compiler uses it: every estimate grows with the layer's MACs, the
+"""The cost model (target/cost_model.py) as the compiler uses it for a Cortex-M4 target: every estimate grows with the layer's MACs, the
 depthwise path the compiler emits is the cheaper estimate (3x3 undilated always keeps the assembly strip), and
 the plan report carries each layer's estimate and their total."""
 
@@ -9,7 +9,7 @@ import json
 import pytest
 
 from micro_relay.compiler import compile_graph, prepare_graph
-from micro_relay.ir.registry import get_op
+from micro_relay.lower import lower
 from support.tflite_models import conv2d_model, depthwise_model, fully_connected_model
 
 ESTIMATED_OPS = ("nn.conv2d", "nn.depthwise_conv2d", "nn.dense")
@@ -56,7 +56,7 @@ THREE_BY_THREE = {
 def compiled(tmp_path, data: bytes):
     path = tmp_path / "m.tflite"
     path.write_bytes(data)
-    model = compile_graph(prepare_graph(path), "m", str(path))
+    model = compile_graph(prepare_graph(path), "m", str(path), target="cortex-m4")
     return model, json.loads(model.files["m.plan.json"])
 
 
@@ -64,10 +64,9 @@ def layer_costs(tmp_path, data: bytes) -> dict[str, int]:
     """Every candidate path's estimate for the model's single layer."""
     path = tmp_path / "m.tflite"
     path.write_bytes(data)
-    graph = prepare_graph(path)
-    node = graph.nodes[0]
-    op = get_op(node.op)
-    estimate = op.estimate(graph, node, op.prepare(graph, node))
+    low = lower(prepare_graph(path), "cortex-m4")
+    node = low.nodes[0]
+    estimate = node.kernel.estimate(low.target, low.graph, node.node, node.params, node.plan)
     return estimate.get("alternatives", {estimate["path"]: estimate["instructions"]})
 
 
@@ -89,7 +88,7 @@ def test_depthwise_takes_the_cheaper_estimate(tmp_path, name):
     assert estimate["instructions"] == alternatives[estimate["path"]]
     strip = estimate["path"] == "depthwise_strip"
     assert ("mr_depthwise_conv2d_s8_strip(" in model.files["m.c"]) == strip
-    assert report["nodes"][0]["kernel"]["dsp"].startswith("zero-padded int16 strip") == strip
+    assert report["nodes"][0]["kernel"]["arm_dsp"].startswith("zero-padded int16 strip") == strip
 
 
 @pytest.mark.parametrize("name", sorted(THREE_BY_THREE))

@@ -1,9 +1,9 @@
 """Test-only ops and a small graph builder for the planner tests.
 
-The planner only asks an op whether it is an alias, whether it may run in place, how much scratch it needs
-and how far below its input its output may start (overlap_delta), so the tests register tiny ops of their
-own (names under `test.plan.`, inference only) instead of depending on real kernels. Tensors are int8
-vectors, so a tensor of N elements is N bytes.
+The planner only asks an op whether it is an alias or may run in place, and its kernel (kernels/) how much
+scratch it needs and how far below its input its output may start (KernelPlan), so the tests register tiny
+ops of their own (names under `test.plan.`, inference only) with portable kernels of their own instead of
+depending on real ones. Tensors are int8 vectors, so a tensor of N elements is N bytes.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from micro_relay.ir.graph import Graph, Node, Tensor
 from micro_relay.ir.registry import OpDef, all_ops, register
 from micro_relay.ir.types import DType, TensorType
+from micro_relay.kernels.base import Kernel, KernelPlan
+from micro_relay.kernels.registry import all_kernels, kernel
 
 UNARY = "test.plan.unary"
 BINARY = "test.plan.binary"
@@ -61,38 +63,70 @@ class _Alias(_TestOp):
 class _Scratch(_TestOp):
     name = SCRATCH
 
-    def scratch_bytes(self, graph, node, params):
-        return node.attrs["scratch"]
-
 
 class _Lagged(_TestOp):
     name = LAGGED
     num_inputs = (1, 2)
 
-    def overlap_delta(self, graph, node, params):
-        return node.attrs["delta"]
-
 
 class _Roomy(_TestOp):
     name = ROOMY
 
-    def scratch_bytes(self, graph, node, params):
-        return node.attrs.get("scratch", node.attrs["base"])
 
-    def scratch_variants(self, graph, node, params):
-        return () if "scratch" in node.attrs else tuple({"scratch": s} for s in node.attrs["offers"])
+class _TestKernel(Kernel):
+    backend = "portable"
 
-    def entry_point(self, graph, node, params):
-        """`entry` (if set), with _roomy when a variant is taken: a variant with a function of its own."""
+    def emit(self, ctx, node, params, plan):
+        return ""
+
+
+def _kernel_of(op_name: str, **methods) -> type[Kernel]:
+    return type(f"_Kernel_{op_name.rsplit('.', 1)[-1]}", (_TestKernel,), {"op": op_name, **methods})
+
+
+class _ScratchKernel(_TestKernel):
+    op = SCRATCH
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(scratch_bytes=node.attrs["scratch"])
+
+
+class _LaggedKernel(_TestKernel):
+    op = LAGGED
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(overlap_delta=node.attrs["delta"])
+
+
+class _RoomyKernel(_TestKernel):
+    """Scratch `base` bytes, or the `scratch` option (one of `offers`); its function `entry` (if set), with
+    _roomy when a variant is taken: a variant with a function of its own."""
+
+    op = ROOMY
+    options = {"scratch": None}
+
+    def plan(self, target, graph, node, params, options):
+        chosen = options["scratch"]
         entry = node.attrs.get("entry", "")
-        return entry + "_roomy" if entry and "scratch" in node.attrs else entry
+        return KernelPlan(scratch_bytes=node.attrs["base"] if chosen is None else chosen,
+                          entry=entry + "_roomy" if entry and chosen is not None else entry)
+
+    def variants(self, target, graph, node, params, plan):
+        return tuple({"scratch": s} for s in node.attrs["offers"])
 
 
-all_ops()  # load the real ops first: the registry only loads them while it is empty
+all_ops()  # load the real ops and kernels first: the registries only load them while they are empty
+all_kernels()
 for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged, _Roomy):
     try:
         register(_cls)
     except RuntimeError:  # another import of this module registered it already
+        pass
+for _kernel_cls in (*(_kernel_of(n) for n in (UNARY, BINARY, CONCAT, INPLACE_UNARY, INPLACE_BINARY, ALIAS)),
+                    _ScratchKernel, _LaggedKernel, _RoomyKernel):
+    try:
+        kernel(_kernel_cls)
+    except RuntimeError:
         pass
 
 

@@ -1,4 +1,5 @@
-"""The plan report names, per layer, the loop structure its kernel takes for the layer's shapes."""
+"""The plan report names, per layer, the kernel that runs it ({backend: loops}) and the loop structure it takes
+for the layer's shapes: the Arm DSP kernel's on a Cortex-M4 target, the portable one's on the generic target."""
 
 from __future__ import annotations
 
@@ -8,12 +9,19 @@ from micro_relay.compiler import compile_graph, prepare_graph
 from support.tflite_models import conv2d_model, depthwise_model
 
 
-def kernels(tmp_path, data: bytes) -> dict:
+def kernel_of(tmp_path, data: bytes, target: str) -> dict:
     path = tmp_path / "m.tflite"
     path.write_bytes(data)
     graph = prepare_graph(path)
-    report = json.loads(compile_graph(graph, "m", str(path)).files["m.plan.json"])
+    report = json.loads(compile_graph(graph, "m", str(path), target=target).files["m.plan.json"])
     return report["nodes"][0]["kernel"]
+
+
+def kernels(tmp_path, data: bytes) -> dict:
+    """{"dsp": the Cortex-M4 kernel's loops, "portable": the generic target's}; each target names one kernel."""
+    m4, generic = kernel_of(tmp_path, data, "cortex-m4"), kernel_of(tmp_path, data, "generic")
+    assert list(m4) == ["arm_dsp"] and list(generic) == ["portable"]
+    return {"dsp": m4["arm_dsp"], "portable": generic["portable"]}
 
 
 def test_pointwise_and_windowed_conv_paths(tmp_path):

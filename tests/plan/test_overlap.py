@@ -14,7 +14,8 @@ from micro_relay.compiler import prepare_graph
 from micro_relay.ir.graph import Graph, Node, Tensor
 from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, TensorType
-from micro_relay.ops._overlap import POINTWISE_TILE, max_delta, pointwise_delta, row_units, tile_units, window_delta
+from micro_relay.lower import lower
+from micro_relay.kernels.overlap import POINTWISE_TILE, max_delta, pointwise_delta, row_units, tile_units, window_delta
 from micro_relay.plan.buffers import node_overlap
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,8 +113,7 @@ def test_float_pointwise_takes_the_tighter_of_rows_and_tiles():
     Rows (640 bytes in, 1280 out): r*640 - (r+1)*1280, lowest at r = 3: -3200. Tiles of 16 pixels (512 bytes
     in, 1024 out) over 80 pixels: 512*t - 1024*(t+1), lowest at t = 4: -3072. Declared: -3200."""
     graph = _conv_graph(DType.FLOAT32, (1, 4, 20, 8), 16)
-    op = get_op("nn.conv2d")
-    assert op.overlap_delta(graph, graph.nodes[0], op.prepare(graph, graph.nodes[0])) == -3200
+    assert lower(graph).nodes[0].plan.overlap_delta == -3200
     assert node_overlap(graph) == {0: -3200}
 
 
@@ -121,8 +121,7 @@ def test_float_window_conv_uses_rows():
     """float32 3x3, padding 1, 5x4x2 -> 3 channels: rows of 32 bytes in, 48 out; row r reads from row r - 1:
     32*(r-1) - 48*(r+1), lowest at the last row r = 4: 96 - 240 = -144."""
     graph = _conv_graph(DType.FLOAT32, (1, 5, 4, 2), 3, kernel=(3, 3), padding=(1, 1, 1, 1))
-    op = get_op("nn.conv2d")
-    assert op.overlap_delta(graph, graph.nodes[0], op.prepare(graph, graph.nodes[0])) == -144
+    assert lower(graph).nodes[0].plan.overlap_delta == -144
 
 
 def test_kws_declarations():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from .graphs import ROOMY, UNARY, Builder
+from micro_relay.lower import lower
 from micro_relay.plan.memory_plan import plan_memory
 from micro_relay.plan.report import plan_report
 from micro_relay.plan.room import use_room
@@ -68,11 +69,12 @@ def test_room_keeps_the_arena_and_takes_what_fits(name):
     build, arena, kept = SHAPES[name]
     graph = build()
     assert plan_memory(graph).arena_bytes == arena
-    roomy, choices = use_room(graph)
+    roomy, choices = use_room(lower(graph))
     assert plan_memory(roomy).arena_bytes == arena
     assert {c.node: c.variant for c in choices} == kept
     for index, variant in kept.items():
-        assert dict(roomy.nodes[index].attrs) == {**graph.nodes[index].attrs, **(variant or {})}
+        assert roomy.nodes[index].options == (variant or {})
+        assert roomy.nodes[index].plan.scratch_bytes == (variant or {}).get("scratch", graph.nodes[index].attrs["base"])
 
 
 def one_function_two_layers():
@@ -93,27 +95,25 @@ def one_function_two_layers():
 def test_a_variant_that_would_link_a_second_function_is_dropped():
     b, r1 = one_function_two_layers()
     both = b.graph(b.node(ROOMY, [r1], "c", 100, base=0, offers=(1504,), entry="k"))
-    assert [c.variant for c in use_room(both)[1]] == [{"scratch": 608}, {"scratch": 1504}]
+    assert [c.variant for c in use_room(lower(both))[1]] == [{"scratch": 608}, {"scratch": 1504}]
     b, r1 = one_function_two_layers()
     blocked = b.graph(b.node(ROOMY, [r1], "c", 100, base=0, offers=(2000,), entry="k"))
-    roomy, choices = use_room(blocked)
+    roomy, choices = use_room(lower(blocked))
     assert [c.variant for c in choices] == [None, None]
     assert "k stays linked" in choices[0].note
-    assert roomy == blocked
+    assert roomy == lower(blocked)
 
 
 def test_a_variant_already_set_is_left_alone():
-    """room_after_the_peak with R's scratch set to 304 by hand: no candidate, the graph comes back as is."""
-    graph = room_after_the_peak()
-    nodes = list(graph.nodes)
-    nodes[1] = nodes[1].with_attrs(scratch=304)
-    graph = type(graph)(graph.tensors, tuple(nodes), graph.inputs, graph.outputs)
-    assert use_room(graph) == (graph, ())
+    """room_after_the_peak with R's scratch option set to 304 by hand: no candidate, the lowering comes back as
+    is."""
+    lowered = lower(room_after_the_peak(), options={1: {"scratch": 304}})
+    assert use_room(lowered) == (lowered, ())
 
 
 def test_the_report_lists_each_choice():
     graph = room_at_two_steps()
-    roomy, choices = use_room(graph)
+    roomy, choices = use_room(lower(graph))
     report = plan_report("m", roomy, plan_memory(roomy), "test", choices)
     assert [(e["node"], e["variant"], e["scratch_bytes"]) for e in report["room"]] == \
         [(1, {"scratch": 800}, 800), (2, {"scratch": 1200}, 1200)]

@@ -20,6 +20,7 @@ import sys
 import numpy as np
 import pytest
 
+from micro_relay.lower import lower
 from micro_relay.codegen.emit import emit_model
 from micro_relay.compiler import compile_graph
 from micro_relay.frontend.tflite.reader import read_tflite
@@ -96,22 +97,22 @@ def work(fn) -> int:
 def plan_and_emit(graph) -> None:
     """What compile_graph does without the room search, with the searches that are bounded by their own
     budgets (peak_search, branch_and_bound) left out: their work does not grow with the graph."""
-    plan = plan_memory(graph, GREEDY_PLANNERS, ("model", "memory_greedy", "depth_first"))
-    emit_model("net", graph, plan, "chain")
-    plan_report("net", graph, plan, "chain")
+    lowered = lower(graph)
+    plan = plan_memory(lowered, GREEDY_PLANNERS, ("model", "memory_greedy", "depth_first"))
+    emit_model("net", lowered, plan, "chain")
+    plan_report("net", lowered, plan, "chain")
 
 
 @pytest.mark.parametrize("chain, n", [(conv_chain, 32), (elementwise_chain, 64)], ids=["conv", "elementwise"])
 def test_planning_and_emission_grow_linearly(chain, n):
-    plan_and_emit(chain(n))  # imports and one-time tables outside the count (on a graph of its own: nodes
-    # keep their prepared parameters, plan/prepared.py, and both counted graphs start without them)
+    plan_and_emit(chain(n))  # imports and one-time tables outside the count
     counts = [work(lambda g=g: plan_and_emit(g)) for g in (chain(n), chain(4 * n))]
     assert counts[1] / counts[0] < MOST_RATIO, counts
 
 
 def test_room_search_stops_at_its_work_budget(monkeypatch):
     """With a budget of about three placements, three tests run and every later candidate keeps its
-    default kernel, named as not tried in the report."""
+    default kernel, named as not tried in the report (on Cortex-M4, whose conv kernel offers larger tiles)."""
     graph = conv_chain(96)
     tests = 0
     fits = room._fits
@@ -122,8 +123,8 @@ def test_room_search_stops_at_its_work_budget(monkeypatch):
         return fits(*args)
 
     monkeypatch.setattr(room, "_fits", counted)
-    buffers = len(compile_graph(graph, "net", "chain", room=False).plan.buffers)
+    buffers = len(compile_graph(graph, "net", "chain", room=False, target="cortex-m4").plan.buffers)
     monkeypatch.setattr(room, "ROOM_WORK_BUDGET", 2 * buffers)
-    _, choices = room.use_room(graph)
+    _, choices = room.use_room(lower(graph, "cortex-m4"))
     untried = [c for c in choices if c.note.startswith("not tried")]
     assert 1 <= tests <= 4 and len(untried) >= len(choices) - tests and all(c.variant is None for c in untried)

@@ -21,7 +21,7 @@
 from __future__ import annotations
 
 from ..ir.registry import get_op
-from ..lower import Lowered, LoweredNode
+from ..lower import Lowered, LoweredNode, as_lowered
 from .buffers import overlap_pairs, peak_step, tensor_lifetimes
 from .memory_plan import MemoryPlan
 from .room import RoomChoice
@@ -39,6 +39,7 @@ def _kernel_entry(lowered: Lowered, low: LoweredNode) -> dict[str, str]:
 
 def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
                 room: tuple[RoomChoice, ...] = ()) -> dict:
+    lowered = as_lowered(lowered)  # a bare graph: lowered for the default target
     graph = lowered.graph
     life = tensor_lifetimes(graph, plan.order)
     tensors = []

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.graph import Graph
-from ..lower import Lowered
+from ..lower import Lowered, as_lowered
 from .buffers import ALIGN, build_buffers, lower_bound, node_overlap, scratch_buffers
 from .memory_plan import plan_memory
 from .orders import ORDERS, LiveBytes
@@ -112,7 +112,9 @@ def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int,
 
 
 def use_room(lowered: Lowered, planners: tuple[str, ...] | None = None) -> tuple[Lowered, tuple[RoomChoice, ...]]:
-    """The lowering with the variants that fit its arena, and what was chosen for each candidate node."""
+    """The lowering with the variants that fit its arena, and what was chosen for each candidate node (a bare
+    graph is lowered for the default target first)."""
+    lowered = as_lowered(lowered)
     candidates = []
     for index in range(len(lowered.nodes)):
         variants = _variants(lowered, index)
