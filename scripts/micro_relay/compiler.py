@@ -83,11 +83,15 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
-                  room: bool = True, target: str | Target = DEFAULT_TARGET) -> CompiledModel:
+                  room: bool = True, target: str | Target = DEFAULT_TARGET,
+                  kernel_options: dict[int, dict] | None = None) -> CompiledModel:
+    """kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search
+    then leaves alone)."""
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:
         check_section_name(arena_section)
-    lowered = lower(graph, get_target(target), kernels)  # every op's checks run here, before any file is written
+    lowered = lower(graph, get_target(target), kernels, kernel_options)  # every op's checks run here, before any
+    # file is written
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
     plan = plan_memory(lowered, planners)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold

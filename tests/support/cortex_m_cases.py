@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from micro_relay.bench.measure import bench_graph, bench_model
@@ -35,23 +34,24 @@ def compiled_single_op(folder: Path, name: str, model: bytes, op: str) -> tuple[
     path.write_bytes(model)
     graph = prepare_graph(path)
     (node,) = [n for n in graph.nodes if n.op == op]
-    return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case_model", "test").files.values())
+    return get_op(op).prepare(graph, node), "".join(compile_graph(graph, "case_model", "test",
+                                                                    target="cortex-m4").files.values())
 
 
-def with_node_attrs(graph, op: str, attrs: dict):
-    """The graph with `attrs` set on its one `op` node: a kernel variant forced (plan/room.py leaves it alone)."""
+def options_on(graph, op: str, options: dict) -> dict[int, dict]:
+    """Kernel options for the graph's one `op` node (compile_graph's kernel_options): a kernel variant forced,
+    which plan/room.py leaves alone."""
     (index,) = [i for i, n in enumerate(graph.nodes) if n.op == op]
-    nodes = list(graph.nodes)
-    nodes[index] = nodes[index].with_attrs(**attrs)
-    return replace(graph, nodes=tuple(nodes))
+    return {index: options}
 
 
 def bench_forced(folder: Path, models: dict[str, tuple[bytes, str, dict]]) -> dict[str, dict]:
-    """bench_cases for (model, op, attrs): each model's one `op` node gets attrs before it is compiled."""
+    """bench_cases for (model, op, options): each model's one `op` node is compiled with those kernel options."""
     results = {}
-    for name, (model, op, attrs) in models.items():
+    for name, (model, op, options) in models.items():
         path = folder / f"{name}.tflite"
         path.write_bytes(model)
-        graph = with_node_attrs(prepare_graph(path), op, attrs)
-        results[name] = bench_graph(graph, name, str(path), BOARD, seed=1, runs=1)
+        graph = prepare_graph(path)
+        results[name] = bench_graph(graph, name, str(path), BOARD, seed=1, runs=1,
+                                    kernel_options=options_on(graph, op, options))
     return results

@@ -162,8 +162,10 @@ def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
                 profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None,
-                opt_level: str = DEFAULT_OPT_LEVEL, target: str | None = None) -> dict:
-    """bench_model for an optimized graph (e.g. one the quantizer produced)."""
+                opt_level: str = DEFAULT_OPT_LEVEL, target: str | None = None,
+                kernel_options: dict[int, dict] | None = None) -> dict:
+    """bench_model for an optimized graph (e.g. one the quantizer produced); kernel_options as in
+    compile_graph."""
     machine = get_machine(machine_name)
     target = get_target(target) if target is not None else target_for_core(machine.core)
     opt_flag(opt_level)  # an unknown level fails before anything is built
@@ -171,7 +173,8 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
         raise CompileError("runs must be at least 1", "--runs")
     cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
-    model = compile_graph(graph, name, Path(source).name, kernels=kernels, target=target)
+    model = compile_graph(graph, name, Path(source).name, kernels=kernels, target=target,
+                          kernel_options=kernel_options)
     link: dict = {"model_flags": (arena_flag(name),), "opt_level": opt_level}
     if cmsis_root is not None:
         link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"), "opt_level": opt_level,

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...errors import CompileError
+from ...ir.registry import op_where
 from ...ops._conv_common import Geometry, is_pointwise
 from ...target.cost_model import conv2d_estimate, conv_tiles
 from ..base import Kernel, KernelPlan
@@ -120,7 +122,7 @@ class DspConv2D(Kernel):
         g: Geometry = p["geometry"]
         tile = options["tile_pixels"]
         if tile < 0:
-            raise ValueError(f"tile_pixels must be 0 (the default) or a pixel count, got {tile}")
+            raise CompileError(f"tile_pixels must be 0 (the default) or a pixel count, got {tile}", op_where(graph, node))
         tile = tile_of(g, tile)
         return ConvDspPlan(scratch_bytes=dsp_scratch_bytes(g, tile),
                            overlap_delta=conv_overlap_delta(graph, node, p, max(POINTWISE_TILE, tile)),

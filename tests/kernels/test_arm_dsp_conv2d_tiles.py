@@ -1,5 +1,5 @@
-"""conv2d's tile_pixels: the tiles the compiler may give the int8 DSP path (ops/conv2d.py), their scratch and
-the lagged overlap they still allow."""
+"""The Arm DSP conv2d kernel's tile_pixels option: the tiles the compiler may give it
+(kernels/arm_dsp/conv2d.py), their scratch and the lagged overlap they still allow."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ import pytest
 
 from micro_relay.compiler import prepare_graph
 from micro_relay.errors import CompileError
-from micro_relay.ir.registry import get_op
+from micro_relay.kernels.arm_dsp.conv2d import default_tile, dsp_scratch_bytes, larger_tiles
+from micro_relay.lower import lower
 from micro_relay.ops._conv_common import Geometry
-from micro_relay.ops._cost import conv_tiles
-from micro_relay.ops.conv2d import default_tile, dsp_scratch_bytes, larger_tiles
 from micro_relay.plan.buffers import node_overlap
-from support.cortex_m_cases import with_node_attrs
+from micro_relay.target.cost_model import conv_tiles
 from support.tflite_models import conv2d_model
 
 # name: Geometry(batches, in_h, in_w, in_c, out_h, out_w, out_c, k_h, k_w, filter_c, stride_h, stride_w,
@@ -50,11 +49,16 @@ def test_worked_examples():
     assert larger_tiles(GEOMETRIES["tiny_pointwise_3x3_pixels"]) == ()  # 9 pixels: one tile already
 
 
-def _pointwise(tmp_path, **attrs):
+def _pointwise(tmp_path, dtype="int8", **options):
+    """6x6x32 -> 32 pointwise, lowered for cortex-m4 with the given kernel options."""
     path = tmp_path / "pw.tflite"
-    path.write_bytes(conv2d_model(input_shape=(1, 6, 6, 32), out_channels=32, kernel=(1, 1), seed=3))
-    graph = prepare_graph(path)
-    return with_node_attrs(graph, "nn.conv2d", attrs) if attrs else graph
+    path.write_bytes(conv2d_model(dtype=dtype, input_shape=(1, 6, 6, 32), out_channels=32, kernel=(1, 1), seed=3))
+    return lower(prepare_graph(path), "cortex-m4", options={0: options} if options else None)
+
+
+def _variants(lowered):
+    node = lowered.nodes[0]
+    return node.kernel.variants(lowered.target, lowered.graph, node.node, node.params, node.plan)
 
 
 def test_a_whole_layer_tile_leaves_no_overlap(tmp_path):
@@ -65,19 +69,12 @@ def test_a_whole_layer_tile_leaves_no_overlap(tmp_path):
 
 
 def test_variants_offered_once_and_only_for_int8(tmp_path):
-    op = get_op("nn.conv2d")
-    graph = _pointwise(tmp_path)
-    node = graph.nodes[0]
-    assert op.scratch_variants(graph, node, op.prepare(graph, node)) == ({"tile_pixels": 36}, {"tile_pixels": 32})
-    forced = _pointwise(tmp_path, tile_pixels=32)
-    assert op.scratch_variants(forced, forced.nodes[0], op.prepare(forced, forced.nodes[0])) == ()
-    path = tmp_path / "f.tflite"
-    path.write_bytes(conv2d_model(dtype="float32", input_shape=(1, 6, 6, 32), out_channels=32, kernel=(1, 1)))
-    floats = prepare_graph(path)
-    assert op.scratch_variants(floats, floats.nodes[0], op.prepare(floats, floats.nodes[0])) == ()
+    assert _variants(_pointwise(tmp_path)) == ({"tile_pixels": 36}, {"tile_pixels": 32})
+    assert _variants(_pointwise(tmp_path, tile_pixels=32)) == ()
+    floats = _pointwise(tmp_path, dtype="float32")
+    assert floats.nodes[0].kernel.backend == "portable" and _variants(floats) == ()
 
 
 def test_a_negative_tile_is_refused(tmp_path):
-    graph = _pointwise(tmp_path, tile_pixels=-2)
     with pytest.raises(CompileError, match="tile_pixels must be 0"):
-        get_op("nn.conv2d").prepare(graph, graph.nodes[0])
+        _pointwise(tmp_path, tile_pixels=-2)
