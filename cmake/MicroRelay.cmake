@@ -15,6 +15,10 @@
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
 #            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
 #
+# The target (--target) comes from the board's Kconfig unless OPTIONS names one: CONFIG_CPU_CORTEX_M4,
+# M7, M33 (with CONFIG_ARMV8_M_DSP) and M55 give the Arm DSP kernels and their scratch; M0, M0+, M3 and an
+# M33 without the DSP extension the portable kernels and no DSP scratch; any other core `generic`.
+#
 # The generator runs from a custom command whose outputs, NAME.c, NAME.h and NAME.plan.json, live in
 # <current binary dir>/micro_relay/NAME/. It depends on the model file and on every Python source of
 # the generator, so editing either regenerates the C and nothing else does. A custom target,
@@ -26,6 +30,27 @@
 # one-line message: `error: <what> (<where>)`.
 
 include_guard(GLOBAL)
+
+# The `micro-relay compile --target` of the core this build is for, from the board's Kconfig (the cores of
+# scripts/micro_relay/target/__init__.py; an unknown core is `generic`, portable C that is correct anywhere).
+function(micro_relay_target_of_kconfig out)
+  if(CONFIG_CPU_CORTEX_M55)
+    set(core cortex-m55)
+  elseif(CONFIG_CPU_CORTEX_M33 AND CONFIG_ARMV8_M_DSP)
+    set(core cortex-m33)
+  elseif(CONFIG_CPU_CORTEX_M7)
+    set(core cortex-m7)
+  elseif(CONFIG_CPU_CORTEX_M4)
+    set(core cortex-m4)
+  elseif(CONFIG_CPU_CORTEX_M3)
+    set(core cortex-m3)
+  elseif(CONFIG_CPU_CORTEX_M0PLUS OR CONFIG_CPU_CORTEX_M0)
+    set(core cortex-m0plus)
+  else()
+    set(core generic)
+  endif()
+  set(${out} ${core} PARENT_SCOPE)
+endfunction()
 
 get_filename_component(_micro_relay_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set_property(GLOBAL PROPERTY MICRO_RELAY_ROOT "${_micro_relay_root}")
@@ -94,6 +119,10 @@ function(micro_relay_model target)
   endif()
 
   set(options ${MR_OPTIONS})
+  if(NOT "--target" IN_LIST options)
+    micro_relay_target_of_kconfig(core)
+    list(APPEND options --target ${core})
+  endif()
   if(CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN AND NOT "--kernels" IN_LIST options)
     list(APPEND options --kernels cmsis-nn)  # the adapters and CMSIS-NN are in the runtime library
   endif()
@@ -102,7 +131,8 @@ function(micro_relay_model target)
   endif()
 
   get_property(root GLOBAL PROPERTY MICRO_RELAY_ROOT)
-  file(GLOB_RECURSE generator_sources CONFIGURE_DEPENDS "${root}/scripts/micro_relay/*.py")
+  file(GLOB_RECURSE generator_sources CONFIGURE_DEPENDS "${root}/scripts/micro_relay/*.py"
+       "${root}/scripts/micro_relay/*.json")
   micro_relay_python_command(python)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/micro_relay/${name}")

@@ -1,4 +1,4 @@
-"""The scratch the planner reserves for a node on CMSIS-NN (ops/_cmsis_nn.py) equals what CMSIS-NN's own
+"""The scratch the planner reserves for a node on CMSIS-NN (kernels/cmsis_nn/_adapters.py) equals what CMSIS-NN's own
 *_get_buffer_size functions return, for the larger of the portable C and DSP variants: a host program built
 from the library's sources asks them for every layer of a geometry sweep (and of the shared models)."""
 
@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from micro_relay.ops._cmsis_nn import conv2d_buffer_bytes, dense_buffer_bytes, depthwise_conv2d_buffer_bytes
+from micro_relay.kernels.cmsis_nn._adapters import conv2d_buffer_bytes, dense_buffer_bytes, depthwise_conv2d_buffer_bytes
 from micro_relay.ops._conv_common import Geometry
 
 PROGRAM = r"""
