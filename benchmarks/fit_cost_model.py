@@ -1,4 +1,4 @@
-"""Fit the per-layer cost model (scripts/micro_relay/ops/_cost.py) to instructions measured on Cortex-M4.
+"""Fit the per-layer cost model (scripts/micro_relay/target/cost_model.py) to instructions measured on Cortex-M4.
 
 Builds small single-layer int8 models covering every kernel path the model knows (conv2d im2col, pointwise and
 pointwise with at most 8 channels; depthwise strip in C, 3x3 strip in assembly, window walk one channel at a
@@ -6,11 +6,12 @@ time and 4 outputs of an input channel a pass; dense in blocks of 4 units and on
 with `micro-relay bench --profile` on mps2-an386 (QEMU -icount: 1 instruction a tick), and fits each path's
 coefficients by non-negative least squares on relative error (a layer of 2,000 instructions counts as much as
 one of 2 M). Depthwise layers with a choice are measured on both paths by forcing
-ops/depthwise_conv2d.uses_strip; layers with variants (OpDef.scratch_variants, which the compiler gives where the
-arena has room) are measured with them too: convolutions with the largest and the smallest of their larger
-tiles (tile_pixels), depthwise strips rolling (rolling_strips), so those costs are told apart. Writes
-scripts/micro_relay/ops/cost_coefficients.json and prints each fitted layer's estimate against its measurement;
---models DIR also prints the same for the shared models (not used in the fit). About three minutes.
+kernels/arm_dsp/depthwise_conv2d.uses_strip; layers whose kernel has variants (Kernel.variants, which the
+compiler gives where the arena has room) are measured with them too: convolutions with the largest and the
+smallest of their larger tiles (tile_pixels), depthwise strips rolling (rolling), so those costs are told
+apart. Everything is compiled for --target cortex-m4. Writes scripts/micro_relay/target/cortex_m4_coefficients.json
+and prints each fitted layer's estimate against its measurement; --models DIR also prints the same for the
+shared models (not used in the fit). About three minutes.
 
     python3 benchmarks/fit_cost_model.py [--models DIR] [--out FILE]
 """
@@ -29,17 +30,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from support.cortex_m_cases import with_node_attrs  # noqa: E402
+from support.cortex_m_cases import options_on  # noqa: E402
 from support.tflite_models import conv2d_model, depthwise_model, fully_connected_model  # noqa: E402
 
 from micro_relay.bench.measure import bench_graph  # noqa: E402
 from micro_relay.bench.build import find_tool, gcc_version  # noqa: E402
 from micro_relay.compiler import prepare_graph  # noqa: E402
-from micro_relay.ir.registry import get_op  # noqa: E402
-from micro_relay.ops import _cost, depthwise_conv2d  # noqa: E402
+from micro_relay.kernels.arm_dsp import depthwise_conv2d  # noqa: E402
+from micro_relay.lower import lower  # noqa: E402
 from micro_relay.plan.room import use_room  # noqa: E402
+from micro_relay.target import cost_model as _cost  # noqa: E402
 
 MACHINE = "mps2-an386"
+TARGET = "cortex-m4"
 ESTIMATED_OPS = ("nn.conv2d", "nn.depthwise_conv2d", "nn.dense")
 SHARED = ("mlcommons_tiny/kws_ref_model.tflite", "mlcommons_tiny/ad01_int8.tflite",
           "mlcommons_tiny/pretrainedResnet_quant.tflite", "tflite_micro/person_detect.tflite")
@@ -113,43 +116,39 @@ def forced_strip(strip: bool | None):
         depthwise_conv2d.uses_strip = chosen
 
 
-def layer_shape(graph, node):
-    """The kernel path this node took and its prepared params (the cost model's argument)."""
-    op = get_op(node.op)
-    params = op.prepare(graph, node)
-    if node.op == "nn.dense":
-        return _cost.dense_path(params), params
-    g = params["geometry"]
-    if node.op == "nn.conv2d":
-        return _cost.conv2d_path(g), params
-    return _cost.depthwise_path(g, depthwise_conv2d.uses_strip(g)), params
+def layer_shape(lowered, index: int):
+    """The path the cost model prices this node's kernel at and the shape it prices (None, None: no estimate)."""
+    low = lowered.nodes[index]
+    estimate = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
+    if estimate is None:
+        return None, None
+    return estimate["path"], low.kernel.cost_shape(low.params, low.plan)
 
 
 def forced_variants(path: Path) -> list[tuple[str, dict]]:
-    """(op, attrs) to measure a single-layer model with besides its default: the first and the last of its
-    op's variants (for a convolution, its largest and its smallest larger tile)."""
-    graph = prepare_graph(path)
-    (node,) = [n for n in graph.nodes if n.op in ESTIMATED_OPS]
-    op = get_op(node.op)
-    variants = op.scratch_variants(graph, node, op.prepare(graph, node))
-    return [(node.op, v) for i, v in enumerate(variants) if i in (0, len(variants) - 1)]
+    """(op, kernel options) to measure a single-layer model with besides its default: the first and the last of
+    its kernel's variants (for a convolution, its largest and its smallest larger tile)."""
+    lowered = lower(prepare_graph(path), TARGET)
+    (node,) = [n for n in lowered.nodes if n.node.op in ESTIMATED_OPS]
+    variants = node.kernel.variants(lowered.target, lowered.graph, node.node, node.params, node.plan)
+    return [(node.node.op, v) for i, v in enumerate(variants) if i in (0, len(variants) - 1)]
 
 
 def measured_layers(path: Path, forced: tuple[str, dict] | None = None) -> list[tuple[str, object, int, str]]:
     """(kernel path, shape, measured instructions, name) of every estimated layer of one model; forced: (op,
-    attrs) set on its one node of that op first."""
+    kernel options) set on its one node of that op first."""
     graph = prepare_graph(path)
-    if forced:
-        graph = with_node_attrs(graph, *forced)
-    graph, _ = use_room(graph)  # the variants the compiler gives the shared models' layers
-    result = bench_graph(graph, path.stem, str(path), MACHINE, runs=1, profile=True)
+    lowered, _ = use_room(lower(graph, TARGET, options=options_on(graph, *forced) if forced else None))
+    options = {i: n.options for i, n in enumerate(lowered.nodes) if n.options}  # the room's choices, as compiled
+    result = bench_graph(graph, path.stem, str(path), MACHINE, runs=1, profile=True, target=TARGET,
+                         kernel_options=options)
     if not result["outputs_match"]:  # a kernel being edited: its counts still say what the code costs
         print(f"warning: {path.name}: outputs differ from the reference interpreter", file=sys.stderr)
     rows = []
     for layer in result["layers"]:
         node = graph.nodes[layer["node"]]
         if node.op in ESTIMATED_OPS:
-            kernel, shape = layer_shape(graph, node)
+            kernel, shape = layer_shape(lowered, layer["node"])
             if kernel is not None:
                 rows.append((kernel, shape, layer["instructions"], f"{path.stem}/{node.name}"))
     return rows

@@ -1,4 +1,4 @@
-"""The cost model (ops/_cost.py) against QEMU's instruction counts on mps2-an386 (Cortex-M4, DSP path).
+"""The cost model (target/cost_model.py) against QEMU's instruction counts on mps2-an386 (Cortex-M4, DSP path).
 
 Tolerances: on the layers it was fitted to the model is within 14% (benchmarks/fit_cost_model.py prints each),
 the shared models' layers are shapes it never saw, and kernels change under it; 30% per layer of at least 100,000
@@ -14,9 +14,10 @@ import pytest
 from conftest import shared_model
 from micro_relay.bench.measure import bench_model
 from micro_relay.compiler import prepare_graph
-from micro_relay.ir.registry import get_op
-from micro_relay.ops import depthwise_conv2d
+from micro_relay.kernels.arm_dsp import depthwise_conv2d
+from micro_relay.lower import lower
 from micro_relay.plan.room import use_room
+from micro_relay.target import get_target
 from support.tflite_models import depthwise_model
 
 SHARED = ("mlcommons_tiny/kws_ref_model.tflite", "mlcommons_tiny/ad01_int8.tflite",
@@ -35,14 +36,16 @@ CHOICES = {
 
 def estimated_and_measured(path) -> list[tuple[str, int, int]]:
     """(layer, estimate, measured instructions) of every layer the cost model estimates, with the variants the
-    compiler gives it (plan/room.py)."""
-    graph, _ = use_room(prepare_graph(path))
+    compiler gives it (plan/room.py), on a run whose outputs match the reference interpreter (an estimate of a
+    kernel that computes something else would prove nothing)."""
+    lowered, _ = use_room(lower(prepare_graph(path), "cortex-m4"))
     result = bench_model(path, "mps2-an386", runs=1, profile=True)
+    assert result["target"] == "cortex-m4" and result["outputs_match"], result
     rows = []
     for layer in result["layers"]:
-        node = graph.nodes[layer["node"]]
-        op = get_op(node.op)
-        estimate = op.estimate(graph, node, op.prepare(graph, node))
+        low = lowered.nodes[layer["node"]]
+        node = low.node
+        estimate = low.kernel.estimate(lowered.target, lowered.graph, node, low.params, low.plan)
         if estimate:
             rows.append((f"{layer['node']} {node.op} {estimate['path']}", estimate["instructions"],
                          layer["instructions"]))
@@ -64,9 +67,8 @@ def test_estimates_match_measured_layers(arm_tools, relative):
 def test_chosen_depthwise_path_is_measured_faster(arm_tools, tmp_path, monkeypatch, name):
     path = tmp_path / f"{name}.tflite"
     path.write_bytes(CHOICES[name])
-    graph = prepare_graph(path)
-    node = graph.nodes[0]
-    estimate = get_op(node.op).estimate(graph, node, get_op(node.op).prepare(graph, node))
+    low = lower(prepare_graph(path), "cortex-m4").nodes[0]
+    estimate = low.kernel.estimate(get_target("cortex-m4"), None, low.node, low.params, low.plan)
     costs = sorted(estimate["alternatives"].values())
     assert costs[1] > 1.2 * costs[0], estimate  # a clear difference, or the shape tests nothing
     chosen = bench_model(path, "mps2-an386", runs=1)

@@ -16,7 +16,7 @@ import pytest
 
 from support.tflite_models import conv2d_model
 from support.cortex_m_cases import assert_bit_exact, bench_cases, compiled_single_op
-from micro_relay.ops.conv2d import dsp_scratch_bytes
+from micro_relay.kernels.arm_dsp.conv2d import dsp_scratch_bytes
 
 # name: (kwargs of conv2d_model, quads % 4 of the window, what else it drives)
 MODELS = {

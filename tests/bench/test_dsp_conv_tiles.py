@@ -1,4 +1,4 @@
-"""The int8 conv2d DSP path with tiles larger than the default (the tile_pixels attribute the compiler sets where
+"""The int8 conv2d DSP path with tiles larger than the default (the tile_pixels option the compiler gives it where
 the arena has room, plan/room.py), run on mps2-an386 and compared with the reference interpreter.
 
 Each case forces a tile and names the branch it drives: one tile for a whole pointwise layer (each filter pair

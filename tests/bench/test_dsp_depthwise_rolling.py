@@ -1,5 +1,5 @@
 """The int8 depthwise strip kernel with rolling strips (crt/src/mr_depthwise_conv2d.c: every strip entry point rolls
-when its scratch holds the rolling strips, which the rolling_strips attribute plans), run on mps2-an386 (Cortex-M4,
+when its scratch holds the rolling strips, which the kernel's rolling option plans), run on mps2-an386 (Cortex-M4,
 DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Each case forces the attribute on its one depthwise layer (the compiler sets it only where the arena has room)
@@ -26,8 +26,9 @@ from micro_relay.ir.graph import Graph, Node, Tensor
 from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, Quant, TensorType
 from micro_relay.ir.verify import verify
-from micro_relay.ops.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
-from support.cortex_m_cases import BOARD, assert_bit_exact, with_node_attrs
+from micro_relay.kernels.arm_dsp.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
+from micro_relay.lower import lower
+from support.cortex_m_cases import BOARD, assert_bit_exact, options_on
 from support.tflite_models import depthwise_model
 
 OP = "nn.depthwise_conv2d"
@@ -91,11 +92,6 @@ GRAPHS = {
 }
 
 
-def _rolling(graph: Graph) -> Graph:
-    """The graph with rolling strips forced on its depthwise layer."""
-    return with_node_attrs(graph, OP, {"rolling_strips": 1})
-
-
 def _ir_graph(x_shape, kernel, multiplier, strides, padding, seed: int = 0) -> Graph:
     """x -> nn.depthwise_conv2d(x, w, b) -> y in int8, random constants, per-channel weight scales and an output
     scale that keeps most outputs inside int8."""
@@ -120,12 +116,17 @@ def _ir_graph(x_shape, kernel, multiplier, strides, padding, seed: int = 0) -> G
 
 
 def _case_graph(folder: Path, name: str) -> Graph:
-    """The case's graph, rolling strips forced."""
+    """The case's graph (compile it with rolling(graph): rolling strips forced)."""
     if name in GRAPHS:
-        return _rolling(_ir_graph(*GRAPHS[name][:5], seed=list(GRAPHS).index(name)))
+        return _ir_graph(*GRAPHS[name][:5], seed=list(GRAPHS).index(name))
     path = folder / f"{name}.tflite"
     path.write_bytes(depthwise_model(**MODELS[name][0]))
-    return _rolling(prepare_graph(path))
+    return prepare_graph(path)
+
+
+def rolling(graph: Graph) -> dict[int, dict]:
+    """Kernel options forcing rolling strips on the graph's depthwise layer."""
+    return options_on(graph, OP, {"rolling": True})
 
 
 CASES = sorted([*MODELS, *GRAPHS])
@@ -135,8 +136,9 @@ CASES = sorted([*MODELS, *GRAPHS])
 def results(arm_tools, tmp_path_factory):
     """Every case benched once on the Cortex-M4 board."""
     folder = tmp_path_factory.mktemp("dw_rolling")
-    return {name: bench_graph(_case_graph(folder, name), name, str(folder / f"{name}.tflite"), BOARD, seed=1,
-                              runs=1) for name in CASES}
+    graphs = {name: _case_graph(folder, name) for name in CASES}
+    return {name: bench_graph(graph, name, str(folder / f"{name}.tflite"), BOARD, seed=1, runs=1,
+                              kernel_options=rolling(graph)) for name, graph in graphs.items()}
 
 
 @pytest.mark.parametrize("name", CASES)
@@ -150,19 +152,20 @@ def test_case_plans_rolling_strips(tmp_path, name):
     exactly when p->scratch_bytes holds dsp_scratch_bytes(g, rolling=True), computed in C from the geometry, and
     the next output row reads rows again (no row dilation, stride_h < k_h). With one chunk and one strip fill
     (k5x3_batches2, pad_beyond_window_k5) the rolling strips take what the plain strip takes: the kernel rolls
-    there with or without the attribute. The raw-sums cases have blocks the assembly does not
+    there with or without the option. The raw-sums cases have blocks the assembly does not
     requantize, and the others' geometry is what the comment says."""
     graph = _case_graph(tmp_path, name)
-    (node,) = [n for n in graph.nodes if n.op == OP]
-    op = get_op(OP)
-    p = op.prepare(graph, node)
+    lowered = lower(graph, "cortex-m4", options=rolling(graph))
+    (node,) = [n for n in lowered.nodes if n.node.op == OP]
+    p = node.params
     entry = (GRAPHS[name] if name in GRAPHS else MODELS[name])[-1]
-    source = "".join(compile_graph(graph, "case_model", "test").files.values())
+    source = "".join(compile_graph(graph, "case_model", "test", target="cortex-m4",
+                                   kernel_options=rolling(graph)).files.values())
     g = p["geometry"]
-    rolling = dsp_scratch_bytes(g, rolling=True)
-    assert p["rolling"] and op.scratch_bytes(graph, node, p) == rolling >= dsp_scratch_bytes(g)
+    scratch = dsp_scratch_bytes(g, rolling=True)
+    assert node.plan.rolling and node.plan.scratch_bytes == scratch >= dsp_scratch_bytes(g)
     assert f"mr_depthwise_conv2d_s8{entry}(" in source and "_rolling" not in source
-    assert f".scratch_bytes = {rolling}\n" in source
+    assert f".scratch_bytes = {scratch}\n" in source
     assert g.dil_h == 1 and g.stride_h < g.k_h
     fits = _asm_requantizes(p)
     blocks = [all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4)]

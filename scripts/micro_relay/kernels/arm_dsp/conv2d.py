@@ -134,8 +134,12 @@ class DspConv2D(Kernel):
             return ()
         return tuple({"tile_pixels": tile} for tile in larger_tiles(p["geometry"]))
 
+    def cost_shape(self, p, plan):
+        """What the cost model prices: the op's constants with the tile this plan takes."""
+        return dict(p, tile_pixels=plan.tile_pixels)
+
     def estimate(self, target, graph, node, p, plan):
-        return conv2d_estimate(dict(p, tile_pixels=plan.tile_pixels))
+        return conv2d_estimate(self.cost_shape(p, plan))
 
     def report(self, graph, node, p, plan):
         return dsp_path(p["geometry"], plan.tile_pixels)

@@ -51,8 +51,12 @@ class DspDense(Kernel):
         words = requant_words(p)
         return DenseDspPlan(sources=SOURCES, requant=None if words is None else tuple(words))
 
+    def cost_shape(self, p, plan):
+        """What the cost model prices: the op's constants with the requantization words, if the assembly has them."""
+        return p if plan.requant is None else dict(p, requant=list(plan.requant))
+
     def estimate(self, target, graph, node, p, plan):
-        return dense_estimate(p if plan.requant is None else dict(p, requant=list(plan.requant)))
+        return dense_estimate(self.cost_shape(p, plan))
 
     def report(self, graph, node, p, plan):
         if "folded_bias" not in p:

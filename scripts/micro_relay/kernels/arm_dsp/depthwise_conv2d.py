@@ -150,6 +150,10 @@ class DspDepthwiseConv2D(Kernel):
             return ()
         return ({"rolling": True},)
 
+    def cost_shape(self, p, plan):
+        """What the cost model prices: the op's constants."""
+        return p
+
     def estimate(self, target, graph, node, p, plan):
         """The strip's or the walk's, as uses_strip chose."""
         return depthwise_estimate(p, plan.strip)
