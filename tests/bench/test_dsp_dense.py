@@ -20,7 +20,7 @@ import pytest
 
 from micro_relay.bench.measure import bench_model
 from micro_relay.compiler import compile_graph, prepare_graph
-from micro_relay.ir.registry import get_op
+from micro_relay.lower import lower
 from support.tflite_models import fully_connected_model
 from support.tflm_oracle import tflm_run
 
@@ -82,10 +82,10 @@ def _write(folder, name):
 
 
 def _dense(path):
+    """The graph and its dense node lowered for cortex-m4 (the op's constants and the DSP kernel's plan)."""
     graph = prepare_graph(path)
-    (node,) = [n for n in graph.nodes if n.op == "nn.dense"]
-    op = get_op(node.op)
-    return graph, op.prepare(graph, node)
+    (node,) = [n for n in lower(graph, "cortex-m4").nodes if n.node.op == "nn.dense"]
+    return graph, node
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -93,15 +93,16 @@ def test_case_takes_its_path(tmp_path, name):
     """The DSP path the plan report names for each model (so the device tests below cover each branch)."""
     _, fragment, shift = CASES[name]
     path = _write(tmp_path, name)
-    graph, p = _dense(path)
-    report = json.loads(compile_graph(graph, "m", str(path)).files["m.plan.json"])
+    graph, low = _dense(path)
+    p = low.params
+    report = json.loads(compile_graph(graph, "m", str(path), target="cortex-m4").files["m.plan.json"])
     (node,) = [n for n in report["nodes"] if n["op"] == "nn.dense"]
-    assert node["kernel"]["dsp"].endswith(fragment), node["kernel"]
+    assert node["kernel"]["arm_dsp"].endswith(fragment), node["kernel"]
     if shift is not None:
         assert list(p["shift"]) == [shift]
     if name == "c_relu6":
         assert -128 < p["act_min"] and p["act_max"] < 127
-    assert ("requant" in p) == (IN_ASM in fragment)
+    assert (low.plan.requant is not None) == (IN_ASM in fragment)
 
 
 @pytest.fixture(scope="module")

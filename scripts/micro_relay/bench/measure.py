@@ -163,9 +163,10 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
                 profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None,
                 opt_level: str = DEFAULT_OPT_LEVEL, target: str | None = None,
-                kernel_options: dict[int, dict] | None = None) -> dict:
+                kernel_options: dict[int, dict] | None = None, oracle=None) -> dict:
     """bench_model for an optimized graph (e.g. one the quantizer produced); kernel_options as in
-    compile_graph."""
+    compile_graph. oracle: a function from the inputs to the outputs the device must give (e.g. TFLite Micro's
+    interpreter on the model file); by default the reference interpreter. "compared_with" says which."""
     machine = get_machine(machine_name)
     target = get_target(target) if target is not None else target_for_core(machine.core)
     opt_flag(opt_level)  # an unknown level fails before anything is built
@@ -196,7 +197,8 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             raise CompileError(f"runner reported {len(raw) - 1} of {runs} runs", str(elf))
         per_run = [r - raw[0] for r in raw[1:]]
         device = _read_outputs(work / "output.bin", graph, runs)
-        match, max_diff = _compare(device, reference_run(graph, [x.copy() for x in inputs]))
+        expected = (oracle or (lambda xs: reference_run(graph, xs)))([x.copy() for x in inputs])
+        match, max_diff = _compare(device, expected)
         macs = _macs(graph)
         instructions = min(per_run)
         result = {
@@ -210,6 +212,7 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             "arena_bytes": model.plan.arena_bytes,
             "stack_bytes": samples(pairs, "stack")[-1],
             "outputs_match": match, "max_abs_diff": max_diff, "seed": seed,
+            "compared_with": "reference interpreter" if oracle is None else getattr(oracle, "__name__", "oracle"),
             "libraries": linked_libraries(elf.with_suffix(".map")),
             "gcc": gcc_version(gcc), "qemu": qemu_version(qemu),
         }
