@@ -148,15 +148,15 @@ def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: 
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
                 timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False, kernels: str = "micro-relay",
                 cmsis_nn: str | Path | None = None, opt_level: str = DEFAULT_OPT_LEVEL,
-                target: str | None = None) -> dict:
+                target: str | None = None, oracle=None) -> dict:
     """Everything `micro-relay bench` prints, as a dict. kernels "cmsis-nn" builds with the CMSIS-NN library
     at `cmsis_nn` (default: $CMSIS_NN_PATH); everything is compiled at -O<opt_level>, for `target` (default:
-    the machine's core, target_for_core)."""
+    the machine's core, target_for_core); oracle: see bench_graph."""
     if kernels == "cmsis-nn":
         find_cmsis_nn(cmsis_nn)  # a missing library fails before the model is even read
     graph = prepare_graph(model_path)
     return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
-                       timeout, profile, kernels, cmsis_nn, opt_level, target)
+                       timeout, profile, kernels, cmsis_nn, opt_level, target, oracle=oracle)
 
 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
