@@ -75,7 +75,7 @@ def test_wheel_carries_the_runtime_and_package_data(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [f for f in CRT_FILES if f"micro_relay/crt/{f}" not in names]
     assert not missing, f"CRT files missing from the wheel: {missing}"
-    assert "micro_relay/ops/cost_coefficients.json" in names
+    assert "micro_relay/target/cortex_m4_coefficients.json" in names
     assert "micro_relay/bench/runner/bench_main.c" in names and "micro_relay/bench/runner/ld/mps2-an386.ld" in names
     assert not [n for n in names if n.startswith(("tests/", "crt/", "scripts/"))], "files outside the package"
 
