@@ -54,6 +54,25 @@ typedef struct {
     uintptr_t enter;        /* 64: where a pixel pair enters (set by tile_pairs) */
     uintptr_t leave;        /* 68: where a pixel pair goes after its products (set by tile_pairs) */
 } fast_job;
+/* The offsets tile_pairs and tile16 read (LDRD pairs: wx/passes, b0/b1, q.hi/q.mult, end/step). */
+MR_CHECK_OFFSET(fast_job, wx, wx, 0);
+MR_CHECK_OFFSET(fast_job, passes, passes, 4);
+MR_CHECK_OFFSET(fast_job, b0, b0, 8);
+MR_CHECK_OFFSET(fast_job, b1, b1, 12);
+MR_CHECK_OFFSET(fast_job, q0_hi, q0.hi, 16);
+MR_CHECK_OFFSET(fast_job, q0_mult, q0.mult, 20);
+MR_CHECK_OFFSET(fast_job, q0_k, q0.k, 24);
+MR_CHECK_OFFSET(fast_job, q1_hi, q1.hi, 28);
+MR_CHECK_OFFSET(fast_job, q1_mult, q1.mult, 32);
+MR_CHECK_OFFSET(fast_job, q1_k, q1.k, 36);
+MR_CHECK_OFFSET(fast_job, out, out, 40);
+MR_CHECK_OFFSET(fast_job, end, end, 44);
+MR_CHECK_OFFSET(fast_job, step, step, 48);
+MR_CHECK_OFFSET(fast_job, last_step, last_step, 52);
+MR_CHECK_OFFSET(fast_job, acc, acc, 56);
+MR_CHECK_OFFSET(fast_job, skip, skip, 60);
+MR_CHECK_OFFSET(fast_job, enter, enter, 64);
+MR_CHECK_OFFSET(fast_job, leave, leave, 68);
 
 /* Per pixel pair from x to job->end: bias, quads (>= 1) x (LDM, 2 LDRD, 8 SMLADs; four blocks of 4 values a loop
  * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw
@@ -478,6 +497,17 @@ typedef struct {
     const int32_t *x;                   /* 32: the tile's extended pixels */
     int32_t step;                       /* 36: output bytes from one pixel to the next */
 } pw8_job;
+/* The offsets pw8_tile reads (LDRD pairs: bias/mult, shift/w, zp21/count). */
+MR_CHECK_OFFSET(pw8_job, bias, bias, 0);
+MR_CHECK_OFFSET(pw8_job, mult, mult, 4);
+MR_CHECK_OFFSET(pw8_job, shift, shift, 8);
+MR_CHECK_OFFSET(pw8_job, w, w, 12);
+MR_CHECK_OFFSET(pw8_job, out, out, 16);
+MR_CHECK_OFFSET(pw8_job, channels, channels, 20);
+MR_CHECK_OFFSET(pw8_job, zp21, zp21, 24);
+MR_CHECK_OFFSET(pw8_job, count, count, 28);
+MR_CHECK_OFFSET(pw8_job, x, x, 32);
+MR_CHECK_OFFSET(pw8_job, step, step, 36);
 
 static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
 {

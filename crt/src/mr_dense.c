@@ -101,6 +101,15 @@ typedef struct {
     const int32_t *q;        /* 40: the layer's mr_requant_zp, or NULL: one block, raw accumulators into acc */
     int32_t *acc;            /* 44 */
 } dense_job;
+/* The offsets dense_blocks reads (LDRD pairs: x/depth, w/bias, out/blocks, q/acc). */
+MR_CHECK_OFFSET(dense_job, x, row.x, 0);
+MR_CHECK_OFFSET(dense_job, depth, row.depth, 4);
+MR_CHECK_OFFSET(dense_job, w, w, 24);
+MR_CHECK_OFFSET(dense_job, bias, bias, 28);
+MR_CHECK_OFFSET(dense_job, out, out, 32);
+MR_CHECK_OFFSET(dense_job, blocks, blocks, 36);
+MR_CHECK_OFFSET(dense_job, q, q, 40);
+MR_CHECK_OFFSET(dense_job, acc, acc, 44);
 
 static MR_CONV_NOINLINE_DENSE void dense_blocks(dense_job *job)
 {

@@ -192,6 +192,21 @@ typedef struct {
     int32_t raw;        /* 84: dw_pixels_3x3 stores the four sums instead (requantized in C) */
     int32_t wx[];       /* 88: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
 } dw_header;
+/* The offsets dw_pixels_3x3 and its variants read (DW_TAP, DW_REQ, DW_REQ_R1, MR_DW_PIXELS_3X3; LDRD pairs:
+ * bias[0]/[1], bias[2]/[3], q.hi/q.mult, lo4/hi4, step/out_step, and the taps' two words). */
+MR_CHECK_OFFSET(dw_header, bias0, bias[0], 0);
+MR_CHECK_OFFSET(dw_header, bias2, bias[2], 8);
+MR_CHECK_OFFSET(dw_header, q0, q[0], 16);
+MR_CHECK_OFFSET(dw_header, q1, q[1], 28);
+MR_CHECK_OFFSET(dw_header, q2, q[2], 40);
+MR_CHECK_OFFSET(dw_header, q3, q[3], 52);
+MR_CHECK_OFFSET(dw_header, lo4, lo4, 64);
+MR_CHECK_OFFSET(dw_header, hi4, hi4, 68);
+MR_CHECK_OFFSET(dw_header, step, step, 72);
+MR_CHECK_OFFSET(dw_header, out_step, out_step, 76);
+MR_CHECK_OFFSET(dw_header, fast, fast, 80);
+MR_CHECK_OFFSET(dw_header, raw, raw, 84);
+MR_CHECK_OFFSET(dw_header, wx, wx, 88);
 
 /* The header of the block of channels [oc, oc + 4). */
 static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const int32_t *bias, int32_t oc,
@@ -237,6 +252,15 @@ typedef struct {
     int32_t count;     /* output pixels */
     int32_t out_off;   /* output offset of the first pixel within an output row */
 } dw_chunk;
+/* The offsets dw_roll reads. */
+MR_CHECK_OFFSET(dw_chunk, lo, lo, 0);
+MR_CHECK_OFFSET(dw_chunk, n, n, 4);
+MR_CHECK_OFFSET(dw_chunk, zr, zr, 8);
+MR_CHECK_OFFSET(dw_chunk, c, c, 12);
+MR_CHECK_OFFSET(dw_chunk, nz, nz, 16);
+MR_CHECK_OFFSET(dw_chunk, x_skip, x_skip, 20);
+MR_CHECK_OFFSET(dw_chunk, row_bytes, row_bytes, 24);
+MR_CHECK_OFFSET(dw_chunk, replicate, replicate, 28);
 
 /*
  * A strip (k_h rows of the chunk's span, packed) brought to an output row, as plan says (counts of rows, each

@@ -160,6 +160,12 @@ typedef struct {
     int32_t mult;
     int32_t k;    /* -shift - 1 */
 } mr_requant_zp;
+/* The offsets the assembly that requantizes with these constants reads them at (mr_conv2d_dsp.c, mr_dense.c,
+ * mr_depthwise_conv2d.c: LDRD of hi and mult, then k). */
+MR_CHECK_OFFSET(mr_requant_zp, hi, hi, 0);
+MR_CHECK_OFFSET(mr_requant_zp, mult, mult, 4);
+MR_CHECK_OFFSET(mr_requant_zp, k, k, 8);
+MR_STATIC_ASSERT(mr_requant_zp_size, sizeof(mr_requant_zp) == 12);
 
 static inline int mr_requant_zp_of(int32_t mult, int32_t shift, int32_t zp, mr_requant_zp *q)
 {
