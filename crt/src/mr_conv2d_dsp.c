@@ -91,13 +91,8 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
     register int32_t vo __asm__("r5");
     int32_t a00, a01, a10, a11, n, t0, t1;
     const int32_t *w;
-#define MR_REQ(a)                                                                                              \
-    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
-    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
-    "ssat %[" a "], #8, %[vo]\n\t"
+/* Requantization of accumulator a (simd.h): the channel's mr_requant_zp in ue, uo, ve; t0 and vo scratch. */
+#define MR_REQ(a) MR_ASM_REQUANT_ZP(a, "t0", "vo", "ue", "uo", "ve")
 /* One block of 4 window values: both channels' extended weights (one LDM, 32-bit so that every block has the
  * same size), each pixel's, 8 SMLADs. */
 #define MR_QUAD                                                                                                \
@@ -196,13 +191,8 @@ static MR_CONV_NOINLINE void tile16(const int32_t *x, const fast_job *job)
     int32_t a00, a01, a10, a11, t0, t1;
     const int32_t *w;
     int8_t *o;
-#define MR_REQ(a)                                                                                              \
-    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
-    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
-    "ssat %[" a "], #8, %[vo]\n\t"
+/* Requantization of accumulator a (simd.h): the channel's mr_requant_zp in ue, uo, ve; t0 and vo scratch. */
+#define MR_REQ(a) MR_ASM_REQUANT_ZP(a, "t0", "vo", "ue", "uo", "ve")
 #define MR_QUAD                                                                                                \
     "ldm %[w]!, {%[ue], %[uo], %[ve], %[vo]}\n\t"                                                              \
     "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
@@ -522,12 +512,7 @@ static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
     "ldrd %[a], %[b], " q0 "\n\t"                                                                              \
     "smlad %[acc], %[a], %[we0], %[acc]\n\t"                                                                   \
     "smlad %[acc], %[b], %[wo0], %[acc]\n\t"                                                                   \
-    "and %[a], %[acc], #0x80000000\n\t"                                                                        \
-    "orr %[a], %[a], #0x40000000\n\t"                                                                          \
-    "add %[b], %[hi], %[acc], asr #31\n\t"                                                                     \
-    "smlal %[a], %[b], %[acc], %[mult]\n\t"                                                                    \
-    "asr %[b], %[b], %[kc]\n\t"                                                                                \
-    "ssat %[acc], #8, %[b]\n\t"
+    MR_ASM_REQUANT_ZP("acc", "a", "b", "hi", "mult", "kc")
     st = (int32_t)(uintptr_t)job;
     __asm__ volatile("0:\n\t"
                      "ldrd %[a], %[b], [%[st]]\n\t"

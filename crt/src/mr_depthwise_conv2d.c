@@ -390,13 +390,9 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
     "smlatt %[a3], %[t1], %[t3], %[a3]\n\t"
 #define DW_REQ(A, Q)                                                                                           \
     "ldrd %[t2], %[t3], [%[h], #" #Q "]\n\t"                                                                   \
-    "and %[t0], %[" A "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[t2], %[t2], %[" A "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[t2], %[" A "], %[t3]\n\t"                                                                  \
+    MR_ASM_REQUANT_ZP_MUL(A, "t0", "t2", "t2", "t3")                                                           \
     "ldr %[t3], [%[h], #" #Q " + 8]\n\t"                                                                       \
-    "asr %[t2], %[t2], %[t3]\n\t"                                                                              \
-    "ssat %[" A "], #8, %[t2]\n\t"
+    MR_ASM_REQUANT_ZP_SAT8(A, "t2", "t3")
 
 /*
  * DW_REQ for channels whose shift may also be -1, which mr_requant_zp cannot hold: the 64-bit start value is

@@ -177,24 +177,37 @@ static inline int mr_requant_zp_of(int32_t mult, int32_t shift, int32_t zp, mr_r
     return ok;
 }
 
+/* In C on every core: GCC -Os makes the same four instructions as MR_ASM_REQUANT_ZP_MUL of it (AND, SUB of
+ * acc >> 31 unsigned for the ADD of it signed, ORR, SMLAL), then the ASR. */
 static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requant_zp *q)
 {
-#if MR_DSP
-    uint32_t lo;
-    int32_t hi;
-    __asm__("and %[lo], %[a], #0x80000000\n\t"
-            "orr %[lo], %[lo], #0x40000000\n\t"
-            "add %[hi], %[h0], %[a], asr #31\n\t"
-            "smlal %[lo], %[hi], %[a], %[m]"
-            : [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : [a] "r"(acc), [h0] "r"(q->hi), [m] "r"(q->mult));
-    return hi >> q->k;
-#else
     const int64_t start = (int64_t)(q->hi + (acc < 0 ? -1 : 0)) * ((int64_t)1 << 32) +
                           (int64_t)(0x40000000u | ((uint32_t)acc & 0x80000000u));
     return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> q->k;
-#endif
 }
+
+/*
+ * mr_requant_zp_apply and the int8 saturation as inline assembly text, for the DSP kernels' assembly loops
+ * (tile_pairs, tile16, pw8_tile, dense_blocks, dw_pixels_3x3) to splice into their asm strings: the one copy of
+ * the sequence. Each argument is the name of an operand of the asm statement it is spliced into, as a string
+ * literal ("a00" for %[a00]); the operands are registers:
+ *   A   the accumulator, read; SSAT writes the int8 result (sign-extended, the output zero point included) to it
+ *   LO  scratch: the 64-bit start value's low word (written)
+ *   HI  scratch: its high word, then the result before SSAT (written; may be the same operand as H0)
+ *   H0  mr_requant_zp's hi (read), M its mult (read), K its k (read; ASR by a register reads its low byte only)
+ * Six instructions, no flags. The two halves are for a loop that loads K between them, into M's register
+ * (dw_pixels_3x3): MR_ASM_REQUANT_ZP_MUL (the start value and SMLAL: LO, HI from A, H0, M) and
+ * MR_ASM_REQUANT_ZP_SAT8 (ASR of HI by K and SSAT into A).
+ */
+#define MR_ASM_REQUANT_ZP_MUL(A, LO, HI, H0, M)                                                                \
+    "and %[" LO "], %[" A "], #0x80000000\n\t"                                                                 \
+    "orr %[" LO "], %[" LO "], #0x40000000\n\t"                                                                \
+    "add %[" HI "], %[" H0 "], %[" A "], asr #31\n\t"                                                          \
+    "smlal %[" LO "], %[" HI "], %[" A "], %[" M "]\n\t"
+#define MR_ASM_REQUANT_ZP_SAT8(A, HI, K)                                                                       \
+    "asr %[" HI "], %[" HI "], %[" K "]\n\t"                                                                   \
+    "ssat %[" A "], #8, %[" HI "]\n\t"
+#define MR_ASM_REQUANT_ZP(A, LO, HI, H0, M, K) MR_ASM_REQUANT_ZP_MUL(A, LO, HI, H0, M) MR_ASM_REQUANT_ZP_SAT8(A, HI, K)
 
 /*
  * MultiplyByQuantizedMultiplier for accumulators below 2^30 in magnitude (the rescaled inputs and their sum in
