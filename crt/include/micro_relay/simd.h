@@ -50,11 +50,6 @@ static inline uint32_t mr_load_s8x4(const int8_t *p)
     return v;
 }
 
-static inline void mr_store_s8x4(int8_t *p, uint32_t v)
-{
-    memcpy(p, &v, sizeof v);
-}
-
 /*
  * TFLite Micro's MultiplyByQuantizedMultiplier(acc, mult, shift) from the constants of mr_conv_requant (see
  * conv2d.h), computed as floor((p + nudge - 2^31 [p < 0]) / 2^32) >> right with p = (acc << left) * mult.
@@ -120,13 +115,26 @@ static inline void mr_requant_q_of(int32_t mult, int32_t shift, mr_requant_dsp *
  * mr_requant_fast from those constants: for shift < 0 the start value nudge - 2^31 [acc * mult < 0] is
  * nudge plus the 64-bit value of (t >> 31) * 2^31 with t = acc ^ mult (low word t & 2^31, high word t >> 31,
  * added with carry), then one SMLAL and the shift of the high word by r - 1 = ~shift. Same value as
- * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host).
+ * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host). mr_requant_q_c is the definition in C, which
+ * the other cores run; on DSP cores mr_requant_q does shift < 0 in assembly (GCC -Os makes one instruction more
+ * of the C), which tests/kernels/test_simd_asm.py checks against mr_requant_q_c and mr_mbqm on a Cortex-M4.
  */
-static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *q)
+static MR_ALWAYS_INLINE int32_t mr_requant_q_c(int32_t acc, const mr_requant_dsp *q)
 {
     if (q->shift < 0) {
         const int32_t t = acc ^ q->mult;
+        const int64_t start = (int64_t)(((uint64_t)(uint32_t)q->hi << 32) | q->lo) -
+                              (int64_t)((uint32_t)t >> 31) * ((int64_t)1 << 31);
+        return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> ~q->shift;
+    }
+    return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
+}
+
+static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *q)
+{
 #if MR_DSP
+    if (q->shift < 0) {
+        const int32_t t = acc ^ q->mult;
         uint32_t lo;
         int32_t hi;
         __asm__("and %[lo], %[t], #0x80000000\n\t"
@@ -137,13 +145,9 @@ static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *
                 : [t] "r"(t), [nlo] "r"(q->lo), [nhi] "r"(q->hi), [a] "r"(acc), [m] "r"(q->mult)
                 : "cc");
         return hi >> ~q->shift;
-#else
-        const int64_t start = (int64_t)(((uint64_t)(uint32_t)q->hi << 32) | q->lo) -
-                              (int64_t)((uint32_t)t >> 31) * ((int64_t)1 << 31);
-        return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> ~q->shift;
-#endif
     }
-    return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
+#endif
+    return mr_requant_q_c(acc, q);
 }
 
 /*
@@ -197,7 +201,8 @@ static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requan
  *   H0  mr_requant_zp's hi (read), M its mult (read), K its k (read; ASR by a register reads its low byte only)
  * Six instructions, no flags. The two halves are for a loop that loads K between them, into M's register
  * (dw_pixels_3x3): MR_ASM_REQUANT_ZP_MUL (the start value and SMLAL: LO, HI from A, H0, M) and
- * MR_ASM_REQUANT_ZP_SAT8 (ASR of HI by K and SSAT into A).
+ * MR_ASM_REQUANT_ZP_SAT8 (ASR of HI by K and SSAT into A). tests/kernels/test_simd_asm.py runs both forms on a
+ * Cortex-M4 against mr_mbqm plus the zero point, saturated.
  */
 #define MR_ASM_REQUANT_ZP_MUL(A, LO, HI, H0, M)                                                                \
     "and %[" LO "], %[" A "], #0x80000000\n\t"                                                                 \
@@ -219,6 +224,13 @@ static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requan
  * for r <= 22 and |zp| <= 128 |h| < 2^29, so the sum does not overflow. tests/bench/test_dsp_kernels.py checks
  * both against mr_mbqm on the host.
  */
+static MR_ALWAYS_INLINE int32_t mr_requant_s0_c(int32_t acc2, int32_t mult)
+{
+    return (int32_t)(((int64_t)acc2 * mult + ((int64_t)1 << 31)) >> 32);
+}
+
+/* One SMMULR on DSP cores (GCC -Os makes three instructions more of mr_requant_s0_c), checked against
+ * mr_requant_s0_c and mr_mbqm on a Cortex-M4 by tests/kernels/test_simd_asm.py. */
 static MR_ALWAYS_INLINE int32_t mr_requant_s0(int32_t acc2, int32_t mult)
 {
 #if MR_DSP
@@ -226,7 +238,7 @@ static MR_ALWAYS_INLINE int32_t mr_requant_s0(int32_t acc2, int32_t mult)
     __asm__("smmulr %0, %1, %2" : "=r"(y) : "r"(acc2), "r"(mult));
     return y;
 #else
-    return (int32_t)(((int64_t)acc2 * mult + ((int64_t)1 << 31)) >> 32);
+    return mr_requant_s0_c(acc2, mult);
 #endif
 }
 
