@@ -280,13 +280,21 @@ static inline int32_t mr_odd_add(int32_t a, uint32_t w)
     return r;
 }
 
-/* SSAT #8 (arm_acle.h's __ssat trips -Wsign-conversion in GCC 12). */
+/* SSAT #8. The intrinsic rather than assembly: GCC 12 -Os then makes mr_add_s8's broadcasting loop 5-6% fewer
+ * instructions (186,748 -> 175,480 on a 16x16x8 + 1x1x8 ADD on mps2-an386) and 128 bytes smaller, the flat
+ * loops the same. arm_acle.h's __ssat macro converts its builtin's unsigned result to int32_t inside, which
+ * -Wsign-conversion (part of -Wconversion in C) would report at every use. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
 static MR_ALWAYS_INLINE int32_t mr_ssat8(int32_t x)
 {
-    int32_t r;
-    __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(x));
-    return r;
+    return __ssat(x, 8);
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* A value in both 16-bit lanes (for -zero_point, which lies in [-127, 128]). */
 static inline int32_t mr_pack2(int32_t v)
