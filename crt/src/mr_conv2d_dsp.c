@@ -9,6 +9,94 @@
 #include "micro_relay/fixedpoint.h"
 #include "micro_relay/simd.h"
 
+/*
+ * The arena scratch of the DSP path, one definition for the kernels below and for the compiler's plan
+ * (mr_conv2d_s8_scratch_bytes, mr_conv2d_s8_tile_pixels: compiled on every build, the host's included). An entry
+ * point's scratch holds `slots` weight slots, then the tile's pixel pairs, then the int8 staging copy of one window
+ * (`stage` bytes, 0 for none); a slot and a pixel pair are `pair` bytes, 4 bytes per window value with the window
+ * padded with zeros to a multiple of 4 values (mr_conv2d_s8_pw8 to 8, _pw16 to 16). mr_conv2d_s8: one slot (a
+ * channel pair's filters, refilled per tile), staging when filter_c is not a multiple of 4 and the layer is not
+ * pointwise. _pw8: no slot (the weights stay in registers). _pw16: a slot per channel pair up to 64 channels
+ * (every filter extended once a call), else one.
+ */
+enum { CONV_ANY = 0, CONV_PW8 = 1, CONV_PW16 = 2 }; /* mr_conv2d_s8, mr_conv2d_s8_pw8, mr_conv2d_s8_pw16 */
+
+typedef struct {
+    int32_t slots, pair, stage;
+} conv_layout;
+
+/* Per-tile default budget of windows' bytes (pixel pairs) for tiles without a tile_pixels attribute. */
+#define MR_CONV_DSP_TILE_BYTES 8192
+
+/* The matrix-product condition: 1x1, stride 1, no padding, input and output spatially equal, one group. */
+static MR_ALWAYS_INLINE int conv_is_pointwise(const mr_conv_geometry *g)
+{
+    return g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
+           g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
+}
+
+/* The entry point the compiler calls for g (ops/conv2d.py _suffix). */
+static int conv_entry(const mr_conv_geometry *g)
+{
+    return !conv_is_pointwise(g) || g->in_c > 16 ? CONV_ANY : g->in_c <= 8 ? CONV_PW8 : CONV_PW16;
+}
+
+static MR_ALWAYS_INLINE conv_layout conv_layout_of(const mr_conv_geometry *g, int entry)
+{
+    const int32_t n = entry == CONV_PW8 ? 8 : entry == CONV_PW16 ? 16 : g->k_h * g->k_w * g->filter_c;
+    const int32_t quads = (n + 3) / 4;
+    conv_layout l;
+    l.pair = 16 * quads;
+    l.slots = entry == CONV_PW8 ? 0 : entry == CONV_PW16 && g->out_c <= 64 ? (g->out_c + 1) / 2 : 1;
+    l.stage = entry != CONV_ANY || conv_is_pointwise(g) || g->filter_c % 4 == 0 ? 0 : 4 * quads;
+    return l;
+}
+
+/* The pixels a tile that scratch_bytes holds: whole pixel pairs after the slots and before the staging copy
+ * (the kernels take no tile below 2 pixels). */
+static MR_ALWAYS_INLINE int32_t conv_tile_pixels(const conv_layout *l, int32_t scratch_bytes)
+{
+    const int32_t room = scratch_bytes - l->slots * l->pair - l->stage;
+    return room < l->pair ? 0 : room / l->pair * 2;
+}
+
+/* The tile without a tile_pixels attribute (an even count): pointwise layers MR_POINTWISE_TILE pixels at most
+ * within MR_CONV_DSP_TILE_BYTES; others at most MR_POINTWISE_TILE / 2 - 1 pairs (ResNet-8's 3x3x16 layers set
+ * its arena), at least 1, and no more than a band's pixels (one group: as many whole output rows as the pairs
+ * hold; else one row). */
+static int32_t conv_default_tile(const mr_conv_geometry *g, const conv_layout *l)
+{
+    const int32_t budget = MR_CONV_DSP_TILE_BYTES / l->pair;
+    int32_t pairs, row_pixels;
+    if (conv_is_pointwise(g)) {
+        row_pixels = g->batches * g->out_h * g->out_w;
+        pairs = budget > 1 ? budget : 1;
+        pairs = pairs < MR_POINTWISE_TILE / 2 ? pairs : MR_POINTWISE_TILE / 2;
+    } else {
+        pairs = budget > 2 ? budget : 2;
+        pairs = (pairs < MR_POINTWISE_TILE / 2 ? pairs : MR_POINTWISE_TILE / 2) - 1;
+        row_pixels = g->out_w;
+        if (g->in_c == g->filter_c && row_pixels > 0 && 2 * pairs >= row_pixels) {
+            row_pixels *= 2 * pairs / row_pixels;
+        }
+    }
+    return 2 * (pairs < (row_pixels + 1) / 2 ? pairs : (row_pixels + 1) / 2);
+}
+
+int32_t mr_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t tile_pixels)
+{
+    const conv_layout l = conv_layout_of(g, conv_entry(g));
+    const int64_t tile = tile_pixels > 0 ? tile_pixels : conv_default_tile(g, &l);
+    const int64_t bytes = ((tile + 1) / 2 + l.slots) * l.pair + l.stage;
+    return bytes <= INT32_MAX ? (int32_t)bytes : -1;
+}
+
+int32_t mr_conv2d_s8_tile_pixels(const mr_conv_geometry *g, int32_t scratch_bytes)
+{
+    const conv_layout l = conv_layout_of(g, conv_entry(g));
+    return conv_tile_pixels(&l, scratch_bytes);
+}
+
 #if MR_DSP_ASM
 /*
  * DSP path (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): every int8 convolution is a matrix product over gathered
@@ -54,6 +142,25 @@ typedef struct {
     uintptr_t enter;        /* 64: where a pixel pair enters (set by tile_pairs) */
     uintptr_t leave;        /* 68: where a pixel pair goes after its products (set by tile_pairs) */
 } fast_job;
+/* The offsets tile_pairs and tile16 read (LDRD pairs: wx/passes, b0/b1, q.hi/q.mult, end/step). */
+MR_CHECK_OFFSET(fast_job, wx, wx, 0);
+MR_CHECK_OFFSET(fast_job, passes, passes, 4);
+MR_CHECK_OFFSET(fast_job, b0, b0, 8);
+MR_CHECK_OFFSET(fast_job, b1, b1, 12);
+MR_CHECK_OFFSET(fast_job, q0_hi, q0.hi, 16);
+MR_CHECK_OFFSET(fast_job, q0_mult, q0.mult, 20);
+MR_CHECK_OFFSET(fast_job, q0_k, q0.k, 24);
+MR_CHECK_OFFSET(fast_job, q1_hi, q1.hi, 28);
+MR_CHECK_OFFSET(fast_job, q1_mult, q1.mult, 32);
+MR_CHECK_OFFSET(fast_job, q1_k, q1.k, 36);
+MR_CHECK_OFFSET(fast_job, out, out, 40);
+MR_CHECK_OFFSET(fast_job, end, end, 44);
+MR_CHECK_OFFSET(fast_job, step, step, 48);
+MR_CHECK_OFFSET(fast_job, last_step, last_step, 52);
+MR_CHECK_OFFSET(fast_job, acc, acc, 56);
+MR_CHECK_OFFSET(fast_job, skip, skip, 60);
+MR_CHECK_OFFSET(fast_job, enter, enter, 64);
+MR_CHECK_OFFSET(fast_job, leave, leave, 68);
 
 /* Per pixel pair from x to job->end: bias, quads (>= 1) x (LDM, 2 LDRD, 8 SMLADs; four blocks of 4 values a loop
  * pass, entering at the first, fourth, third or second for quads % 4 = 0, 1, 2, 3), then either the raw
@@ -72,13 +179,8 @@ static MR_CONV_NOINLINE void tile_pairs(const int32_t *x, fast_job *job)
     register int32_t vo __asm__("r5");
     int32_t a00, a01, a10, a11, n, t0, t1;
     const int32_t *w;
-#define MR_REQ(a)                                                                                              \
-    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
-    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
-    "ssat %[" a "], #8, %[vo]\n\t"
+/* Requantization of accumulator a (simd.h): the channel's mr_requant_zp in ue, uo, ve; t0 and vo scratch. */
+#define MR_REQ(a) MR_ASM_REQUANT_ZP(a, "t0", "vo", "ue", "uo", "ve")
 /* One block of 4 window values: both channels' extended weights (one LDM, 32-bit so that every block has the
  * same size), each pixel's, 8 SMLADs. */
 #define MR_QUAD                                                                                                \
@@ -177,13 +279,8 @@ static MR_CONV_NOINLINE void tile16(const int32_t *x, const fast_job *job)
     int32_t a00, a01, a10, a11, t0, t1;
     const int32_t *w;
     int8_t *o;
-#define MR_REQ(a)                                                                                              \
-    "and %[t0], %[" a "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[vo], %[ue], %[" a "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[vo], %[" a "], %[uo]\n\t"                                                                  \
-    "asr %[vo], %[vo], %[ve]\n\t"                                                                              \
-    "ssat %[" a "], #8, %[vo]\n\t"
+/* Requantization of accumulator a (simd.h): the channel's mr_requant_zp in ue, uo, ve; t0 and vo scratch. */
+#define MR_REQ(a) MR_ASM_REQUANT_ZP(a, "t0", "vo", "ue", "uo", "ve")
 #define MR_QUAD                                                                                                \
     "ldm %[w]!, {%[ue], %[uo], %[ve], %[vo]}\n\t"                                                              \
     "ldrd %[t0], %[t1], [%[x]], #8\n\t"                                                                        \
@@ -381,8 +478,8 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     int32_t *const buf = (int32_t *)scratch;
     const int32_t n = g->k_h * g->k_w * g->filter_c, quads = (n + 3) / 4, tail = n % 4, pair_words = 4 * quads;
     const int32_t per_group = g->out_c / (g->in_c / g->filter_c), out_c = g->out_c;
-    const int pointwise = g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
-                          g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
+    const int pointwise = conv_is_pointwise(g);
+    const conv_layout layout = conv_layout_of(g, CONV_ANY);
     const int32_t row_px = pointwise ? g->batches * g->out_h * g->out_w : g->out_w;
     const int32_t rows = pointwise ? 1 : g->batches * g->out_h, nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
@@ -390,9 +487,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     fast_job job; /* the fields a call, band or tile fixes are set there; tile_pairs keeps them */
     int8_t *stage;
     int32_t tile, band, row, first, cnt, k, ch, oc, j;
-    /* pixel pairs after the weight slot */
-    tile = buf == NULL ? 0 : ((p->scratch_bytes / 4 - (pointwise || g->filter_c % 4 == 0 ? 0 : quads)) /
-                                  pair_words - 1) * 2;
+    tile = buf == NULL ? 0 : conv_tile_pixels(&layout, p->scratch_bytes); /* pixel pairs after the weight slot */
     if (tile < 2) {
         return;
     }
@@ -478,6 +573,17 @@ typedef struct {
     const int32_t *x;                   /* 32: the tile's extended pixels */
     int32_t step;                       /* 36: output bytes from one pixel to the next */
 } pw8_job;
+/* The offsets pw8_tile reads (LDRD pairs: bias/mult, shift/w, zp21/count). */
+MR_CHECK_OFFSET(pw8_job, bias, bias, 0);
+MR_CHECK_OFFSET(pw8_job, mult, mult, 4);
+MR_CHECK_OFFSET(pw8_job, shift, shift, 8);
+MR_CHECK_OFFSET(pw8_job, w, w, 12);
+MR_CHECK_OFFSET(pw8_job, out, out, 16);
+MR_CHECK_OFFSET(pw8_job, channels, channels, 20);
+MR_CHECK_OFFSET(pw8_job, zp21, zp21, 24);
+MR_CHECK_OFFSET(pw8_job, count, count, 28);
+MR_CHECK_OFFSET(pw8_job, x, x, 32);
+MR_CHECK_OFFSET(pw8_job, step, step, 36);
 
 static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
 {
@@ -492,12 +598,7 @@ static MR_CONV_NOINLINE void pw8_tile(pw8_job *job)
     "ldrd %[a], %[b], " q0 "\n\t"                                                                              \
     "smlad %[acc], %[a], %[we0], %[acc]\n\t"                                                                   \
     "smlad %[acc], %[b], %[wo0], %[acc]\n\t"                                                                   \
-    "and %[a], %[acc], #0x80000000\n\t"                                                                        \
-    "orr %[a], %[a], #0x40000000\n\t"                                                                          \
-    "add %[b], %[hi], %[acc], asr #31\n\t"                                                                     \
-    "smlal %[a], %[b], %[acc], %[mult]\n\t"                                                                    \
-    "asr %[b], %[b], %[kc]\n\t"                                                                                \
-    "ssat %[acc], #8, %[b]\n\t"
+    MR_ASM_REQUANT_ZP("acc", "a", "b", "hi", "mult", "kc")
     st = (int32_t)(uintptr_t)job;
     __asm__ volatile("0:\n\t"
                      "ldrd %[a], %[b], [%[st]]\n\t"
@@ -595,7 +696,8 @@ static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8
     const mr_conv_geometry *g = &p->geo;
     const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c, nz = mr_pack2(-p->in_zp);
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
-    int32_t tile = p->scratch_bytes / 16, first, cnt, k, oc, j;
+    const conv_layout layout = conv_layout_of(g, CONV_PW8);
+    int32_t tile = conv_tile_pixels(&layout, p->scratch_bytes), first, cnt, k, oc, j;
     int all = c == 8 && bias != NULL && full;
     pw8_job job;
     if (buf == NULL || tile < 2) {
@@ -720,8 +822,9 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
     fast_job job;
     int32_t tile, first, cnt, k, oc, j;
     /* weight slots: every channel pair's (extended once a call) up to 64 channels, else one (once a tile) */
-    const int32_t slots = out_c <= 64 ? (out_c + 1) / 2 : 1;
-    tile = buf == NULL ? 0 : (p->scratch_bytes / 64 - slots) * 2; /* pixel pairs of 64 bytes after them */
+    const conv_layout layout = conv_layout_of(g, CONV_PW16);
+    const int32_t slots = layout.slots;
+    tile = buf == NULL ? 0 : conv_tile_pixels(&layout, p->scratch_bytes); /* pixel pairs of 64 bytes after them */
     if (tile < 2) {
         return;
     }

@@ -101,6 +101,15 @@ typedef struct {
     const int32_t *q;        /* 40: the layer's mr_requant_zp, or NULL: one block, raw accumulators into acc */
     int32_t *acc;            /* 44 */
 } dense_job;
+/* The offsets dense_blocks reads (LDRD pairs: x/depth, w/bias, out/blocks, q/acc). */
+MR_CHECK_OFFSET(dense_job, x, row.x, 0);
+MR_CHECK_OFFSET(dense_job, depth, row.depth, 4);
+MR_CHECK_OFFSET(dense_job, w, w, 24);
+MR_CHECK_OFFSET(dense_job, bias, bias, 28);
+MR_CHECK_OFFSET(dense_job, out, out, 32);
+MR_CHECK_OFFSET(dense_job, blocks, blocks, 36);
+MR_CHECK_OFFSET(dense_job, q, q, 40);
+MR_CHECK_OFFSET(dense_job, acc, acc, 44);
 
 static MR_CONV_NOINLINE_DENSE void dense_blocks(dense_job *job)
 {
@@ -131,13 +140,7 @@ static MR_CONV_NOINLINE_DENSE void dense_blocks(dense_job *job)
     "smlad %[a2], %[xe], %[t], %[a2]\n\t"                                                                      \
     "smlad %[a2], %[xo], %[u], %[a2]\n\t"
     /* mr_requant_zp_apply: hi in xe, mult in xo, k in u */
-#define MR_REQ(a)                                                                                              \
-    "and %[t], %[" a "], #0x80000000\n\t"                                                                      \
-    "orr %[t], %[t], #0x40000000\n\t"                                                                          \
-    "add %[w2], %[xe], %[" a "], asr #31\n\t"                                                                  \
-    "smlal %[t], %[w2], %[" a "], %[xo]\n\t"                                                                   \
-    "asr %[w2], %[w2], %[u]\n\t"                                                                               \
-    "ssat %[" a "], #8, %[w2]\n\t"
+#define MR_REQ(a) MR_ASM_REQUANT_ZP(a, "t", "w2", "xe", "xo", "u")
     __asm__ volatile("0:\n\t"
                      "ldrd %[w0], %[t], [%[c], #24]\n\t"
                      "ldrd %[a0], %[a1], [%[t]]\n\t"

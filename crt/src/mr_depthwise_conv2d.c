@@ -141,7 +141,6 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
     return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
 }
 
-#if MR_DSP
 /*
  * Depth multiplier 1 or a multiple of 4 on DSP cores: batch > output row > chunk of at most MR_DW_CHUNK output
  * pixels > block of 4 output channels > pixel, so all of row oy is written before row oy + 1 (the order
@@ -162,8 +161,8 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * mr_depthwise_conv2d_s8_strip.
  * With multiplier 1, channels left over from the blocks of four go one at a time through the window walk (mac_1).
  * Rolling strips, in every entry point, whenever p->scratch_bytes holds them (the compiler plans that size, from
- * ops/depthwise_conv2d.py dsp_scratch_bytes with rolling, only where the arena has room; dw_chunks computes the
- * same from the geometry) and the next output row reads rows again (no row dilation, stride_h < k_h): every
+ * mr_depthwise_conv2d_s8_scratch_bytes with rolling, only where the arena has room; dw_kept_rows tests it)
+ * and the next output row reads rows again (no row dilation, stride_h < k_h): every
  * (chunk, strip fill) keeps its own strip across the output rows of a batch image. The first output row fills
  * all k_h rows; each later one moves rows stride_h .. k_h - 1 up to rows 0 .. k_h - 1 - stride_h (LDM/STM: half
  * an instruction a word, against 3.5 for an extension) and extends only the stride_h new rows, zeros for those
@@ -171,15 +170,15 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * three times. Without them, one strip serves every chunk and fill, and dw_roll fills all its k_h rows (moving
  * none) every output row: the same routine, so a model links no more code for layers that roll. The strips'
  * layout, the pixel routines and the loop order are the same both ways, and so are the sums.
- * Scratch (ops/depthwise_conv2d.py dsp_scratch_bytes): out_c / 4 headers of DW_HEADER bytes plus the k_h * k_w
- * taps of extended weights (2 words each), an even number of chunk descriptions, for 3x3 windows the raw sums of
- * one chunk (4 words a pixel: blocks whose constants mr_requant_zp does not cover still take their taps in
+ * Scratch (dw_layout, mr_depthwise_conv2d_s8_scratch_bytes): out_c / 4 headers of sizeof(dw_header) bytes plus
+ * the k_h * k_w taps of extended weights (2 words each), an even number of chunk descriptions, for 3x3 windows the
+ * raw sums of one chunk (4 words a pixel: blocks whose constants mr_requant_zp does not cover still take their taps in
  * dw_pixels_3x3 and are requantized in C), then the strip: k_h rows of span pixels (2 words each), span =
  * (MR_DW_CHUNK - 1) * stride_w + (k_w - 1) * dil_w + 1 at most, each chunk's rows packed at its own span,
  * (count - 1) * stride_w + (k_w - 1) * dil_w + 1 pixels; rolling instead, chunk by chunk, one such strip per fill
- * unit (a block with multiplier 1, an input channel with a multiple of 4).
+ * unit (a block with multiplier 1, an input channel with a multiple of 4). The headers and chunks hold int32 only,
+ * so they have the same size on every build: the host computes the layout the Cortex-M kernel uses.
  */
-#define MR_DW_CHUNK 16
 
 /* A block's header in the scratch, at the offsets dw_pixels_3x3 reads. */
 typedef struct {
@@ -192,6 +191,130 @@ typedef struct {
     int32_t raw;        /* 84: dw_pixels_3x3 stores the four sums instead (requantized in C) */
     int32_t wx[];       /* 88: weights, tap t at wx[2 t] (channels 0, 2) and wx[2 t + 1] (channels 1, 3) */
 } dw_header;
+/* The offsets dw_pixels_3x3 and its variants read (DW_TAP, DW_REQ, DW_REQ_R1, MR_DW_PIXELS_3X3; LDRD pairs:
+ * bias[0]/[1], bias[2]/[3], q.hi/q.mult, lo4/hi4, step/out_step, and the taps' two words). */
+MR_CHECK_OFFSET(dw_header, bias0, bias[0], 0);
+MR_CHECK_OFFSET(dw_header, bias2, bias[2], 8);
+MR_CHECK_OFFSET(dw_header, q0, q[0], 16);
+MR_CHECK_OFFSET(dw_header, q1, q[1], 28);
+MR_CHECK_OFFSET(dw_header, q2, q[2], 40);
+MR_CHECK_OFFSET(dw_header, q3, q[3], 52);
+MR_CHECK_OFFSET(dw_header, lo4, lo4, 64);
+MR_CHECK_OFFSET(dw_header, hi4, hi4, 68);
+MR_CHECK_OFFSET(dw_header, step, step, 72);
+MR_CHECK_OFFSET(dw_header, out_step, out_step, 76);
+MR_CHECK_OFFSET(dw_header, fast, fast, 80);
+MR_CHECK_OFFSET(dw_header, raw, raw, 84);
+MR_CHECK_OFFSET(dw_header, wx, wx, 88);
+MR_STATIC_ASSERT(dw_header_size, sizeof(dw_header) == 88); /* int32 only: the same on the host (dw_layout) */
+
+/* One chunk of an output row: how dw_roll fills its strip rows (at the offsets its assembly reads), and where
+ * its pixels read and write. The same for every row and block, so made once per call. */
+typedef struct {
+    int32_t lo;        /* 0: zero pixels before the image's first column */
+    int32_t n;         /* 4: pixels read from the image */
+    int32_t zr;        /* 8: zero pixels after its last column */
+    int32_t c;         /* 12: input bytes from one pixel to the next */
+    int32_t nz;        /* 16: -zero point in both halves */
+    int32_t x_skip;    /* 20: input bytes from the end of a row's pixels to the next row's first */
+    int32_t row_bytes; /* 24: strip bytes a row, 8 * (lo + n + zr): the chunk's rows are packed */
+    int32_t replicate; /* 28: one input channel in all four lanes (depth multiplier a multiple of 4) */
+    int32_t x_off;     /* input offset of the first in-image column within an input row */
+    int32_t count;     /* output pixels */
+    int32_t out_off;   /* output offset of the first pixel within an output row */
+} dw_chunk;
+/* The offsets dw_roll reads. */
+MR_CHECK_OFFSET(dw_chunk, lo, lo, 0);
+MR_CHECK_OFFSET(dw_chunk, n, n, 4);
+MR_CHECK_OFFSET(dw_chunk, zr, zr, 8);
+MR_CHECK_OFFSET(dw_chunk, c, c, 12);
+MR_CHECK_OFFSET(dw_chunk, nz, nz, 16);
+MR_CHECK_OFFSET(dw_chunk, x_skip, x_skip, 20);
+MR_CHECK_OFFSET(dw_chunk, row_bytes, row_bytes, 24);
+MR_CHECK_OFFSET(dw_chunk, replicate, replicate, 28);
+MR_STATIC_ASSERT(dw_chunk_size, sizeof(dw_chunk) == 44);
+
+/* The layout of the strip path's scratch for g (the order above), one definition for the kernel and for the
+ * compiler's plan (mr_depthwise_conv2d_s8_scratch_bytes). Compiled on every build. */
+typedef struct {
+    int32_t blocks;       /* blocks of 4 output channels, a header each */
+    int32_t header_words; /* a header with its extended weights */
+    int32_t chunks;       /* chunks of an output row (their descriptions are padded to an even count) */
+    int32_t sum_words;    /* a raw block's sums over one chunk, 4 words a pixel: the 3x3 entry points; else 0 */
+    int32_t fills;        /* strip fills a chunk: one a block (multiplier 1), one an input channel (a multiple of 4) */
+    int32_t first_span;   /* input pixels the first chunk, the widest, reads */
+    int32_t spans;        /* input pixels all chunks of a row read, summed */
+} dw_layout;
+
+/* Input pixels (columns) the windows of count adjacent output pixels read. */
+static MR_ALWAYS_INLINE int32_t dw_span(const mr_conv_geometry *g, int32_t count)
+{
+    return (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
+}
+
+static MR_ALWAYS_INLINE dw_layout dw_layout_of(const mr_conv_geometry *g, int sums)
+{
+    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK, rest = g->out_w % MR_DW_CHUNK;
+    dw_layout l;
+    l.blocks = g->out_c / 4;
+    l.header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
+    l.chunks = (g->out_w + MR_DW_CHUNK - 1) / MR_DW_CHUNK;
+    l.sum_words = sums ? 4 * chunk : 0;
+    l.fills = g->filter_c == 1 ? l.blocks : g->in_c;
+    l.first_span = dw_span(g, chunk);
+    l.spans = g->out_w / MR_DW_CHUNK * dw_span(g, MR_DW_CHUNK) + (rest ? dw_span(g, rest) : 0);
+    return l;
+}
+
+/* Bytes of scratch: headers, chunks, sums, then the strips, k_h rows of 2 words a pixel: one strip of the first
+ * chunk's span that every chunk and fill reuses, or with rolling strips one per chunk and fill at its own span. */
+static MR_ALWAYS_INLINE int32_t dw_scratch_of(const mr_conv_geometry *g, const dw_layout *l, int rolling)
+{
+    return 4 * (l->blocks * l->header_words + l->sum_words) + (int32_t)sizeof(dw_chunk) * (l->chunks + l->chunks % 2) +
+           8 * g->k_h * (rolling ? l->fills * l->spans : l->first_span);
+}
+
+/* The rows a strip keeps from one output row to the next: k_h - stride_h when the next output row reads rows
+ * again (no row dilation, stride_h < k_h) and scratch_bytes holds rolling strips; else 0. */
+static MR_ALWAYS_INLINE int32_t dw_kept_rows(const mr_conv_geometry *g, const dw_layout *l, int32_t scratch_bytes)
+{
+    return g->dil_h == 1 && g->stride_h < g->k_h && scratch_bytes >= dw_scratch_of(g, l, 1) ? g->k_h - g->stride_h
+                                                                                             : 0;
+}
+
+/* The strip entry points take depth multiplier 1 or a multiple of 4 and windows of at most 255 rows (dw_roll
+ * counts a strip's rows in bytes); their 3x3 forms (sums) are for 3x3 windows without dilation. */
+static int dw_strip_applies(const mr_conv_geometry *g)
+{
+    return (g->filter_c == 1 || g->filter_c % 4 == 0) && g->k_h <= 255;
+}
+
+static int dw_is_3x3(const mr_conv_geometry *g)
+{
+    return g->k_h == 3 && g->k_w == 3 && g->dil_h == 1 && g->dil_w == 1;
+}
+
+int32_t mr_depthwise_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t rolling)
+{
+    dw_layout l;
+    if (!dw_strip_applies(g)) {
+        return 0;
+    }
+    l = dw_layout_of(g, dw_is_3x3(g));
+    return dw_scratch_of(g, &l, rolling != 0);
+}
+
+int32_t mr_depthwise_conv2d_s8_kept_rows(const mr_conv_geometry *g, int32_t scratch_bytes)
+{
+    dw_layout l;
+    if (!dw_strip_applies(g)) {
+        return 0;
+    }
+    l = dw_layout_of(g, dw_is_3x3(g));
+    return dw_kept_rows(g, &l, scratch_bytes);
+}
+
+#if MR_DSP
 
 /* The header of the block of channels [oc, oc + 4). */
 static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const int32_t *bias, int32_t oc,
@@ -221,22 +344,6 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
         h->wx[2 * j + 1] = mr_odd(v);
     }
 }
-
-/* One chunk of an output row: how dw_roll fills its strip rows (at the offsets its assembly reads), and where
- * its pixels read and write. The same for every row and block, so made once per call. */
-typedef struct {
-    int32_t lo;        /* 0: zero pixels before the image's first column */
-    int32_t n;         /* 4: pixels read from the image */
-    int32_t zr;        /* 8: zero pixels after its last column */
-    int32_t c;         /* 12: input bytes from one pixel to the next */
-    int32_t nz;        /* 16: -zero point in both halves */
-    int32_t x_skip;    /* 20: input bytes from the end of a row's pixels to the next row's first */
-    int32_t row_bytes; /* 24: strip bytes a row, 8 * (lo + n + zr): the chunk's rows are packed */
-    int32_t replicate; /* 28: one input channel in all four lanes (depth multiplier a multiple of 4) */
-    int32_t x_off;     /* input offset of the first in-image column within an input row */
-    int32_t count;     /* output pixels */
-    int32_t out_off;   /* output offset of the first pixel within an output row */
-} dw_chunk;
 
 /*
  * A strip (k_h rows of the chunk's span, packed) brought to an output row, as plan says (counts of rows, each
@@ -366,13 +473,9 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
     "smlatt %[a3], %[t1], %[t3], %[a3]\n\t"
 #define DW_REQ(A, Q)                                                                                           \
     "ldrd %[t2], %[t3], [%[h], #" #Q "]\n\t"                                                                   \
-    "and %[t0], %[" A "], #0x80000000\n\t"                                                                     \
-    "orr %[t0], %[t0], #0x40000000\n\t"                                                                        \
-    "add %[t2], %[t2], %[" A "], asr #31\n\t"                                                                  \
-    "smlal %[t0], %[t2], %[" A "], %[t3]\n\t"                                                                  \
+    MR_ASM_REQUANT_ZP_MUL(A, "t0", "t2", "t2", "t3")                                                           \
     "ldr %[t3], [%[h], #" #Q " + 8]\n\t"                                                                       \
-    "asr %[t2], %[t2], %[t3]\n\t"                                                                              \
-    "ssat %[" A "], #8, %[t2]\n\t"
+    MR_ASM_REQUANT_ZP_SAT8(A, "t2", "t3")
 
 /*
  * DW_REQ for channels whose shift may also be -1, which mr_requant_zp cannot hold: the 64-bit start value is
@@ -492,20 +595,23 @@ static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int3
     }
 }
 
-/* Fills in the chunks of an output row (MR_DW_CHUNK pixels at most) and returns their count. *kept: the rows a
- * strip keeps from one output row to the next, k_h - stride_h with rolling strips, which the kernel takes when
- * the next output row reads rows again and the scratch holds them (ops/depthwise_conv2d.py dsp_scratch_bytes
- * with rolling): before bytes, the chunks, then k_h rows of every chunk's span for each strip fill; else 0. */
-static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks, int32_t before, int32_t *kept)
+/* The scratch's layout (*layout, with sums for the 3x3 entry points) and its chunks, filled in: those of an output
+ * row, MR_DW_CHUNK pixels at most. Returns the rows a strip keeps from one output row to the next (dw_kept_rows:
+ * rolling strips when not 0). One call a kernel call, out of line: the layout's arithmetic once for every entry
+ * point a model links. */
+static MR_CONV_NOINLINE int32_t dw_chunks(const mr_conv2d_q_params *p, int32_t *scratch, int sums, dw_layout *layout)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t c = g->in_c;
-    int32_t ox, k, pixels = 0; /* pixels: the chunks' spans */
+    dw_chunk *chunks;
+    int32_t ox, k;
+    *layout = dw_layout_of(g, sums);
+    chunks = (dw_chunk *)(scratch + layout->blocks * layout->header_words);
     for (ox = 0, k = 0; ox < g->out_w; ox += chunks[k++].count) {
         dw_chunk *ch = &chunks[k];
         const int32_t ix0 = ox * g->stride_w - g->pad_left;
         const int32_t count = g->out_w - ox < MR_DW_CHUNK ? g->out_w - ox : MR_DW_CHUNK;
-        const int32_t span = (count - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
+        const int32_t span = dw_span(g, count);
         int32_t lo = ix0 < 0 ? (-ix0 < span ? -ix0 : span) : 0; /* [lo, hi): the columns inside the image */
         int32_t hi = g->in_w - ix0 < span ? g->in_w - ix0 : span;
         hi = hi < lo ? lo : hi;
@@ -520,11 +626,8 @@ static int32_t dw_chunks(const mr_conv2d_q_params *p, dw_chunk *chunks, int32_t 
         ch->x_off = (ix0 + lo) * c;
         ch->count = count;
         ch->out_off = ox * g->out_c;
-        pixels += span;
     }
-    before += (int32_t)sizeof(dw_chunk) * (k + k % 2) + 8 * g->k_h * (g->filter_c == 1 ? g->out_c / 4 : c) * pixels;
-    *kept = g->dil_h == 1 && g->stride_h < g->k_h && p->scratch_bytes >= before ? g->k_h - g->stride_h : 0;
-    return k;
+    return dw_kept_rows(g, layout, p->scratch_bytes);
 }
 
 /* A channel left over from the blocks of four, over the output row whose filter row 0 reads input row iy0. */
@@ -565,14 +668,14 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
                                          const int32_t *bias, int8_t *out, int32_t *scratch, int variant)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c, blocks = c / 4;
-    const int32_t header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
-    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
+    dw_layout layout;
+    /* rows kept from one output row to the next: rolling strips when not 0 */
+    const int32_t kept = dw_chunks(p, scratch, variant & DW_3X3, &layout);
+    const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c;
+    const int32_t blocks = layout.blocks, header_words = layout.header_words, n_chunks = layout.chunks;
     const int32_t block_step = m == 1 ? 4 : 0; /* input channels from one block to the next (multiplier 1) */
-    const int32_t sum_words = (variant & DW_3X3) ? 4 * chunk : 0; /* a raw block's sums: 4 words a pixel */
+    const int32_t sum_words = layout.sum_words; /* a raw block's sums: 4 words a pixel */
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
-    int32_t kept; /* rows kept from one output row to the next: rolling strips when not 0 (dw_chunks) */
-    const int32_t n_chunks = dw_chunks(p, chunks, 4 * (blocks * header_words + sum_words), &kept);
     int32_t *const sums = (int32_t *)(chunks + n_chunks + n_chunks % 2);
     int32_t *const strip = sums + sum_words;
     const int32_t strip_rows = kept ? g->k_h : 0; /* rows from one fill's strip to the next */

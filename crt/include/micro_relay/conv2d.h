@@ -96,8 +96,21 @@ typedef struct {
     float act_min, act_max;
 } mr_conv2d_f32_params;
 
+/*
+ * The int8 DSP path's arena scratch, for the entry point the compiler calls for g (mr_conv2d_s8_pw8 for pointwise
+ * layers with at most 8 input channels, _pw16 with 9..16, mr_conv2d_s8 otherwise): the one definition of its
+ * layout, which the kernels use and the compiler's plan must agree with (tests/kernels/test_layouts.py compares
+ * ops/conv2d.py with it). Compiled on every build, the host's included.
+ * mr_conv2d_s8_scratch_bytes: the bytes for tiles of tile_pixels pixels (rounded up to pixel pairs; 0: the
+ * default tile, at most MR_POINTWISE_TILE pixels), -1 when they exceed INT32_MAX.
+ * mr_conv2d_s8_tile_pixels: the pixels a tile the kernel takes from scratch_bytes (an even count; below 2 it
+ * computes nothing).
+ */
+int32_t mr_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t tile_pixels);
+int32_t mr_conv2d_s8_tile_pixels(const mr_conv_geometry *g, int32_t scratch_bytes);
+
 /* scratch: p->scratch_bytes of word-aligned arena scratch (or NULL) that the DSP path gathers windows into, sized
- * by the compiler (ops/conv2d.py dsp_scratch_bytes); the portable path does not use it. */
+ * by the compiler (mr_conv2d_s8_scratch_bytes; ops/conv2d.py dsp_scratch_bytes); the portable path does not use it. */
 void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
                   void *scratch);
 /* mr_conv2d_s8 for pointwise layers (1x1, stride 1, no padding, one group) with at most 8 input channels: on the

@@ -19,6 +19,16 @@
 #define MR_SECTION(s)
 #endif
 
+/*
+ * A compile-time check at file scope, for C99 (no _Static_assert): a typedef of a char array whose size is -1,
+ * an error, when cond is false. name makes the typedef unique (it must be unique in the file) and shows in the
+ * compiler's message. Kernels whose assembly reads struct fields at literal offsets check each offset with it
+ * (MR_CHECK_OFFSET), so that changing the struct breaks the build rather than the arithmetic.
+ */
+#define MR_STATIC_ASSERT(name, cond) typedef char mr_static_assert_##name[(cond) ? 1 : -1]
+/* offsetof(type, member) == offset, named after the type and a name for the member (member may be a path, q.k). */
+#define MR_CHECK_OFFSET(type, name, member, offset) MR_STATIC_ASSERT(type##_##name, offsetof(type, member) == (offset))
+
 /* std::min / std::max semantics: a NaN first argument propagates, as in TFLite Micro's float clamps. */
 #define MR_MIN(a, b) ((b) < (a) ? (b) : (a))
 #define MR_MAX(a, b) ((a) < (b) ? (b) : (a))

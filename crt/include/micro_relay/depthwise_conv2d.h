@@ -10,10 +10,28 @@
 
 void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                             int8_t *out);
+
+/* Output pixels a strip fill of the strip entry points' DSP path covers at most (a chunk of an output row). */
+#define MR_DW_CHUNK 16
+
+/*
+ * The arena scratch of the strip entry points' DSP path for g: the one definition of its layout, which the kernel
+ * uses and the compiler's plan must agree with (tests/kernels/test_layouts.py compares ops/depthwise_conv2d.py
+ * with it). Compiled on every build, the host's included.
+ * mr_depthwise_conv2d_s8_scratch_bytes: the bytes, with rolling strips when rolling is not 0, for the entry point
+ * the compiler calls (a 3x3 one for 3x3 windows without dilation); 0 when the strip entry points do not take g
+ * (a depth multiplier other than 1 or a multiple of 4, or more than 255 filter rows).
+ * mr_depthwise_conv2d_s8_kept_rows: the rows a strip keeps from one output row to the next when the kernel has
+ * scratch_bytes: k_h - stride_h when it rolls (no row dilation, stride_h < k_h, scratch_bytes holds the rolling
+ * size), else 0.
+ */
+int32_t mr_depthwise_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t rolling);
+int32_t mr_depthwise_conv2d_s8_kept_rows(const mr_conv_geometry *g, int32_t scratch_bytes);
+
 /* Depth multiplier 1 or a multiple of 4. scratch: p->scratch_bytes of 8-byte-aligned arena scratch (never NULL)
- * for the DSP path, sized by the compiler (ops/depthwise_conv2d.py dsp_scratch_bytes); the portable path does not
+ * for the DSP path, sized by the compiler (mr_depthwise_conv2d_s8_scratch_bytes); the portable path does not
  * use it and runs mr_depthwise_conv2d_s8. Every strip entry point below rolls its strips when p->scratch_bytes
- * holds the larger size of rolling strips (dsp_scratch_bytes with rolling): a strip per chunk and strip fill kept
+ * holds the larger size of rolling strips (the size with rolling): a strip per chunk and strip fill kept
  * across output rows, so a later row extends only its stride_h new input rows (windows without row dilation and
  * stride_h < k_h). Windows of at most 255 rows. */
 void mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,

@@ -50,11 +50,6 @@ static inline uint32_t mr_load_s8x4(const int8_t *p)
     return v;
 }
 
-static inline void mr_store_s8x4(int8_t *p, uint32_t v)
-{
-    memcpy(p, &v, sizeof v);
-}
-
 /*
  * TFLite Micro's MultiplyByQuantizedMultiplier(acc, mult, shift) from the constants of mr_conv_requant (see
  * conv2d.h), computed as floor((p + nudge - 2^31 [p < 0]) / 2^32) >> right with p = (acc << left) * mult.
@@ -120,13 +115,26 @@ static inline void mr_requant_q_of(int32_t mult, int32_t shift, mr_requant_dsp *
  * mr_requant_fast from those constants: for shift < 0 the start value nudge - 2^31 [acc * mult < 0] is
  * nudge plus the 64-bit value of (t >> 31) * 2^31 with t = acc ^ mult (low word t & 2^31, high word t >> 31,
  * added with carry), then one SMLAL and the shift of the high word by r - 1 = ~shift. Same value as
- * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host).
+ * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host). mr_requant_q_c is the definition in C, which
+ * the other cores run; on DSP cores mr_requant_q does shift < 0 in assembly (GCC -Os makes one instruction more
+ * of the C), which tests/kernels/test_simd_asm.py checks against mr_requant_q_c and mr_mbqm on a Cortex-M4.
  */
-static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *q)
+static MR_ALWAYS_INLINE int32_t mr_requant_q_c(int32_t acc, const mr_requant_dsp *q)
 {
     if (q->shift < 0) {
         const int32_t t = acc ^ q->mult;
+        const int64_t start = (int64_t)(((uint64_t)(uint32_t)q->hi << 32) | q->lo) -
+                              (int64_t)((uint32_t)t >> 31) * ((int64_t)1 << 31);
+        return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> ~q->shift;
+    }
+    return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
+}
+
+static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *q)
+{
 #if MR_DSP
+    if (q->shift < 0) {
+        const int32_t t = acc ^ q->mult;
         uint32_t lo;
         int32_t hi;
         __asm__("and %[lo], %[t], #0x80000000\n\t"
@@ -137,13 +145,9 @@ static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *
                 : [t] "r"(t), [nlo] "r"(q->lo), [nhi] "r"(q->hi), [a] "r"(acc), [m] "r"(q->mult)
                 : "cc");
         return hi >> ~q->shift;
-#else
-        const int64_t start = (int64_t)(((uint64_t)(uint32_t)q->hi << 32) | q->lo) -
-                              (int64_t)((uint32_t)t >> 31) * ((int64_t)1 << 31);
-        return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> ~q->shift;
-#endif
     }
-    return (int32_t)((((int64_t)1 << 30) + (int64_t)(int32_t)((uint32_t)acc << q->shift) * q->mult) >> 31);
+#endif
+    return mr_requant_q_c(acc, q);
 }
 
 /*
@@ -160,6 +164,12 @@ typedef struct {
     int32_t mult;
     int32_t k;    /* -shift - 1 */
 } mr_requant_zp;
+/* The offsets the assembly that requantizes with these constants reads them at (mr_conv2d_dsp.c, mr_dense.c,
+ * mr_depthwise_conv2d.c: LDRD of hi and mult, then k). */
+MR_CHECK_OFFSET(mr_requant_zp, hi, hi, 0);
+MR_CHECK_OFFSET(mr_requant_zp, mult, mult, 4);
+MR_CHECK_OFFSET(mr_requant_zp, k, k, 8);
+MR_STATIC_ASSERT(mr_requant_zp_size, sizeof(mr_requant_zp) == 12);
 
 static inline int mr_requant_zp_of(int32_t mult, int32_t shift, int32_t zp, mr_requant_zp *q)
 {
@@ -171,24 +181,38 @@ static inline int mr_requant_zp_of(int32_t mult, int32_t shift, int32_t zp, mr_r
     return ok;
 }
 
+/* In C on every core: GCC -Os makes the same four instructions as MR_ASM_REQUANT_ZP_MUL of it (AND, SUB of
+ * acc >> 31 unsigned for the ADD of it signed, ORR, SMLAL), then the ASR. */
 static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requant_zp *q)
 {
-#if MR_DSP
-    uint32_t lo;
-    int32_t hi;
-    __asm__("and %[lo], %[a], #0x80000000\n\t"
-            "orr %[lo], %[lo], #0x40000000\n\t"
-            "add %[hi], %[h0], %[a], asr #31\n\t"
-            "smlal %[lo], %[hi], %[a], %[m]"
-            : [lo] "=&r"(lo), [hi] "=&r"(hi)
-            : [a] "r"(acc), [h0] "r"(q->hi), [m] "r"(q->mult));
-    return hi >> q->k;
-#else
     const int64_t start = (int64_t)(q->hi + (acc < 0 ? -1 : 0)) * ((int64_t)1 << 32) +
                           (int64_t)(0x40000000u | ((uint32_t)acc & 0x80000000u));
     return (int32_t)((start + (int64_t)acc * q->mult) >> 32) >> q->k;
-#endif
 }
+
+/*
+ * mr_requant_zp_apply and the int8 saturation as inline assembly text, for the DSP kernels' assembly loops
+ * (tile_pairs, tile16, pw8_tile, dense_blocks, dw_pixels_3x3) to splice into their asm strings: the one copy of
+ * the sequence. Each argument is the name of an operand of the asm statement it is spliced into, as a string
+ * literal ("a00" for %[a00]); the operands are registers:
+ *   A   the accumulator, read; SSAT writes the int8 result (sign-extended, the output zero point included) to it
+ *   LO  scratch: the 64-bit start value's low word (written)
+ *   HI  scratch: its high word, then the result before SSAT (written; may be the same operand as H0)
+ *   H0  mr_requant_zp's hi (read), M its mult (read), K its k (read; ASR by a register reads its low byte only)
+ * Six instructions, no flags. The two halves are for a loop that loads K between them, into M's register
+ * (dw_pixels_3x3): MR_ASM_REQUANT_ZP_MUL (the start value and SMLAL: LO, HI from A, H0, M) and
+ * MR_ASM_REQUANT_ZP_SAT8 (ASR of HI by K and SSAT into A). tests/kernels/test_simd_asm.py runs both forms on a
+ * Cortex-M4 against mr_mbqm plus the zero point, saturated.
+ */
+#define MR_ASM_REQUANT_ZP_MUL(A, LO, HI, H0, M)                                                                \
+    "and %[" LO "], %[" A "], #0x80000000\n\t"                                                                 \
+    "orr %[" LO "], %[" LO "], #0x40000000\n\t"                                                                \
+    "add %[" HI "], %[" H0 "], %[" A "], asr #31\n\t"                                                          \
+    "smlal %[" LO "], %[" HI "], %[" A "], %[" M "]\n\t"
+#define MR_ASM_REQUANT_ZP_SAT8(A, HI, K)                                                                       \
+    "asr %[" HI "], %[" HI "], %[" K "]\n\t"                                                                   \
+    "ssat %[" A "], #8, %[" HI "]\n\t"
+#define MR_ASM_REQUANT_ZP(A, LO, HI, H0, M, K) MR_ASM_REQUANT_ZP_MUL(A, LO, HI, H0, M) MR_ASM_REQUANT_ZP_SAT8(A, HI, K)
 
 /*
  * MultiplyByQuantizedMultiplier for accumulators below 2^30 in magnitude (the rescaled inputs and their sum in
@@ -200,6 +224,13 @@ static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requan
  * for r <= 22 and |zp| <= 128 |h| < 2^29, so the sum does not overflow. tests/bench/test_dsp_kernels.py checks
  * both against mr_mbqm on the host.
  */
+static MR_ALWAYS_INLINE int32_t mr_requant_s0_c(int32_t acc2, int32_t mult)
+{
+    return (int32_t)(((int64_t)acc2 * mult + ((int64_t)1 << 31)) >> 32);
+}
+
+/* One SMMULR on DSP cores (GCC -Os makes three instructions more of mr_requant_s0_c), checked against
+ * mr_requant_s0_c and mr_mbqm on a Cortex-M4 by tests/kernels/test_simd_asm.py. */
 static MR_ALWAYS_INLINE int32_t mr_requant_s0(int32_t acc2, int32_t mult)
 {
 #if MR_DSP
@@ -207,7 +238,7 @@ static MR_ALWAYS_INLINE int32_t mr_requant_s0(int32_t acc2, int32_t mult)
     __asm__("smmulr %0, %1, %2" : "=r"(y) : "r"(acc2), "r"(mult));
     return y;
 #else
-    return (int32_t)(((int64_t)acc2 * mult + ((int64_t)1 << 31)) >> 32);
+    return mr_requant_s0_c(acc2, mult);
 #endif
 }
 
@@ -249,13 +280,21 @@ static inline int32_t mr_odd_add(int32_t a, uint32_t w)
     return r;
 }
 
-/* SSAT #8 (arm_acle.h's __ssat trips -Wsign-conversion in GCC 12). */
+/* SSAT #8. The intrinsic rather than assembly: GCC 12 -Os then makes mr_add_s8's broadcasting loop 5-6% fewer
+ * instructions (186,748 -> 175,480 on a 16x16x8 + 1x1x8 ADD on mps2-an386) and 128 bytes smaller, the flat
+ * loops the same. arm_acle.h's __ssat macro converts its builtin's unsigned result to int32_t inside, which
+ * -Wsign-conversion (part of -Wconversion in C) would report at every use. */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
 static MR_ALWAYS_INLINE int32_t mr_ssat8(int32_t x)
 {
-    int32_t r;
-    __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(x));
-    return r;
+    return __ssat(x, 8);
 }
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 
 /* A value in both 16-bit lanes (for -zero_point, which lies in [-127, 128]). */
 static inline int32_t mr_pack2(int32_t v)
