@@ -71,19 +71,21 @@ int main(void)
 
 
 def python_sizes(kind: str, geometry: tuple[int, ...] | None = None, tiles: tuple[int, ...] = ()) -> dict:
-    """The Python side's sizes: the one place this file imports the compiler's layout code (micro_relay.ops today;
-    its owner is moving it to a kernels package, and this import follows it).
+    """The Python side's sizes: the one place this file imports the compiler's layout code (the Arm DSP kernels,
+    kernels/arm_dsp/, the access-order constants of kernels/overlap.py and the cost model's strip chunk).
 
     kind "constants": MR_POINTWISE_TILE's and MR_DW_CHUNK's Python copies. kind "conv2d": for the mr_conv_geometry
     fields, {"tiles": (0, larger_tiles...) plus `tiles`, "scratch": dsp_scratch_bytes per tile, "tile": tile_of per
     tile}. kind "depthwise" (filter_c the depth multiplier): {"strip": uses_strip, "plain", "rolling":
     dsp_scratch_bytes without and with rolling strips, "refusal": rolling_refusal}."""
-    from micro_relay.ops import _cost, _overlap, conv2d, depthwise_conv2d
+    from micro_relay.kernels import overlap
+    from micro_relay.kernels.arm_dsp import conv2d, depthwise_conv2d
     from micro_relay.ops._conv_common import Geometry
+    from micro_relay.target import cost_model
 
     if kind == "constants":
-        return {"pointwise_tile": (conv2d.POINTWISE_TILE, _overlap.POINTWISE_TILE),
-                "dw_chunk": (depthwise_conv2d.DSP_CHUNK, _cost.STRIP_CHUNK)}
+        return {"pointwise_tile": (overlap.POINTWISE_TILE,),
+                "dw_chunk": (depthwise_conv2d.DSP_CHUNK, cost_model.STRIP_CHUNK)}
     g = Geometry(*geometry)
     if kind == "conv2d":
         every = (0, *conv2d.larger_tiles(g), *tiles)
@@ -194,7 +196,7 @@ def test_constants_agree(c_sizes):
     """MR_POINTWISE_TILE (conv2d.h) and MR_DW_CHUNK (depthwise_conv2d.h) against their Python copies."""
     ((pointwise_tile, chunk),) = c_sizes(["k"])
     py = python_sizes("constants")
-    assert py["pointwise_tile"] == (pointwise_tile, pointwise_tile)
+    assert py["pointwise_tile"] == (pointwise_tile,)
     assert py["dw_chunk"] == (chunk, chunk)
 
 
