@@ -96,23 +96,28 @@ typedef struct {
     float act_min, act_max;
 } mr_conv2d_f32_params;
 
-/* scratch: p->scratch_bytes of word-aligned arena scratch (or NULL) that the DSP path gathers windows into, sized
- * by the compiler (ops/conv2d.py dsp_scratch_bytes); the portable path does not use it. */
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                  void *scratch);
+/* The int8 kernel's portable C path, built and callable on every core; it ignores scratch (NULL is fine). */
+int mr_conv2d_s8_portable(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                          int8_t *out, void *scratch);
+/* int8 conv2d. On DSP builds (MR_DSP_ASM, micro_relay/simd.h) the DSP path: scratch is p->scratch_bytes of
+ * word-aligned arena scratch that it gathers windows into, sized by the compiler (ops/conv2d.py
+ * dsp_scratch_bytes), and MR_ERR_SCRATCH (nothing written) when it is NULL or holds no pixel pair. On other
+ * builds mr_conv2d_s8_portable. The _pw8 and _pw16 forms below behave the same way. */
+int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                 void *scratch);
 /* mr_conv2d_s8 for pointwise layers (1x1, stride 1, no padding, one group) with at most 8 input channels: on the
  * DSP path one output channel at a time over a tile, its weights in registers; the same scratch. */
-void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                      int8_t *out, void *scratch);
+int mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                     int8_t *out, void *scratch);
 /* mr_conv2d_s8 for pointwise layers with 9..16 input channels: on the DSP path windows padded to 16 values and a
  * straight 4-block pixel-pair loop; scratch sized for 16 values a pixel (ops/conv2d.py dsp_scratch_bytes). */
-void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                       int8_t *out, void *scratch);
+int mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                      int8_t *out, void *scratch);
 /* int16 activations: accumulate in int32 with an int32 bias, or in int64 (the _wide form) otherwise. */
-void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
-                   int16_t *out);
-void mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
-                        int16_t *out);
-void mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out);
+int mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
+                  int16_t *out);
+int mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                       int16_t *out);
+int mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out);
 
 #endif /* MICRO_RELAY_CONV2D_H */
