@@ -29,6 +29,15 @@
 /* NAME_invoke_with got a NULL arena or one not aligned to 16 bytes. */
 #define MR_ERR_ARENA 3
 
+/* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
+#define MR_TRY(call)                                                                                           \
+    do {                                                                                                       \
+        const int mr_status_ = (call);                                                                         \
+        if (mr_status_ != MR_OK) {                                                                             \
+            return mr_status_;                                                                                 \
+        }                                                                                                      \
+    } while (0)
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MR_ALIGNED(n) __attribute__((aligned(n)))
 #define MR_SECTION(s) __attribute__((section(s)))
