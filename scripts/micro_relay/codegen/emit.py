@@ -315,14 +315,15 @@ def crt_abi_version() -> int:
 def _abi_check(name: str) -> str:
     """#error naming both versions when NAME.c is built against a runtime of another C ABI (a --no-runtime build
     against a runtime built separately). Version 1, from before versions, defines no MR_CRT_ABI_VERSION; older
-    ones are named one by one; a later one this compiler cannot know by number."""
-    version = crt_abi_version()
+    ones are named one by one; a later one, which this compiler cannot know, by a #pragma message just before."""
+    version, text = crt_abi_version(), f"{name.upper()}_ABI_TEXT"
     said = f'#error "micro_relay: {name}.c needs C runtime ABI version {version}; micro_relay/crt.h is'
     lines = ["#if !defined(MR_CRT_ABI_VERSION)", f'{said} version 1 (it defines no MR_CRT_ABI_VERSION)"']
     for older in range(2, version):
         lines += [f"#elif MR_CRT_ABI_VERSION == {older}", f'{said} version {older}"']
-    lines += [f"#elif MR_CRT_ABI_VERSION > {version}", f'{said} a later version (MR_CRT_ABI_VERSION > {version})"',
-              f"#elif MR_CRT_ABI_VERSION != {version}", f'{said} not a runtime version (MR_CRT_ABI_VERSION < 1)"', "#endif"]
+    lines += [f"#elif MR_CRT_ABI_VERSION != {version}", f"#define {text}_(v) #v", f"#define {text}(v) {text}_(v)",
+              f'#pragma message("micro_relay/crt.h: MR_CRT_ABI_VERSION " {text}(MR_CRT_ABI_VERSION))',
+              f'{said} another version (MR_CRT_ABI_VERSION, in the message above)"', "#endif"]
     return "\n".join(lines) + "\n"
 
 
