@@ -22,10 +22,10 @@
 
 /* Kernel status, also what NAME_invoke returns: the first nonzero status stops the model. */
 #define MR_OK 0
-/* The arena scratch a kernel was given (p->scratch_bytes bytes, or NULL) is smaller than the path it runs needs. */
-#define MR_ERR_SCRATCH 1
 /* A CMSIS-NN function refused its arguments (crt/cmsis_nn/: the compiler's checks should make it impossible). */
-#define MR_ERR_CMSIS_NN 2
+#define MR_ERR_CMSIS_NN 1
+/* The arena scratch a kernel was given (p->scratch_bytes bytes, or NULL) is smaller than the path it runs needs. */
+#define MR_ERR_SCRATCH 2
 /* NAME_invoke_with got a NULL arena or one not aligned to 16 bytes. */
 #define MR_ERR_ARENA 3
 
