@@ -290,3 +290,28 @@ def test_two_threads_on_two_arenas_give_the_sequential_outputs(host_cc, kws, san
     outputs = np.frombuffer(result.stdout, np.int8).reshape(6, 1, 12)
     for x, got in zip(inputs, outputs):
         np.testing.assert_array_equal(got, tflm_run(model_bytes, [x])[0].reshape(1, 12))
+
+
+@pytest.mark.parametrize("compiler", ["gcc", "clang"])
+def test_force_portable_builds_warning_free_on_dsp_cores(kws, tmp_path, compiler):
+    """-DMR_FORCE_PORTABLE with the project's warnings as errors: the runtime and the kws example for the
+    Cortex-M4 and M33 at -O0 and -Os (gcc with arm-none-eabi-gcc, clang with --target=arm-none-eabi)."""
+    _, model, out = kws
+    gcc = shutil.which("arm-none-eabi-gcc")
+    if gcc is None or shutil.which(compiler) is None:
+        pytest.skip(f"arm-none-eabi-gcc and {compiler} are needed")
+    prefix = [gcc]
+    if compiler == "clang":
+        listing = subprocess.run([gcc, "-xc", "-E", "-Wp,-v", "/dev/null"], capture_output=True, text=True).stderr
+        newlib = [line.strip() for line in listing.splitlines()
+                  if line.startswith(" ") and (Path(line.strip()) / "newlib.h").is_file()]
+        if not newlib:
+            pytest.skip("the arm-none-eabi newlib headers are needed")
+        prefix = ["clang", "--target=arm-none-eabi", "-isystem", newlib[0]]
+    folder = _with_runtime(model, out)
+    sources = [str(p) for p in sorted(folder.glob("*.c"))]
+    for core in ("cortex-m4", "cortex-m33"):
+        for level in ("-O0", "-Os"):
+            result = subprocess.run([*prefix, f"-mcpu={core}", "-mthumb", level, "-DMR_FORCE_PORTABLE", *STRICT_FLAGS,
+                                     "-I", str(folder), "-c", *sources], capture_output=True, text=True, cwd=tmp_path)
+            assert result.returncode == 0, f"{compiler} {core} {level}:\n{result.stderr[-3000:]}"
