@@ -236,12 +236,12 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
     lines += _io_macros(graph, macro, "OUTPUT", graph.outputs)
     lines += [
         "/*",
-        f" * Running the model. {name}_invoke_with(arena) runs it once on the caller's arena: {macro}_ARENA_SIZE bytes",
-        f" * aligned to {macro}_ARENA_ALIGN, whose inputs were filled through {name}_input_of(arena, i); the outputs are",
-        f" * then at {name}_output_of(arena, i) until the arena's next run. Inputs may be overwritten: refill them",
-        " * before each run. It returns MR_OK (0), else the status of the first layer that failed, where it stopped",
-        " * (MR_ERR_* in micro_relay/crt.h), or MR_ERR_ARENA for a NULL or misaligned arena.",
-        f" * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
+        f" * Running the model. {name}_invoke_with(arena) runs it once on the caller's arena: {macro}_ARENA_SIZE",
+        f" * bytes aligned to {macro}_ARENA_ALIGN, whose inputs were filled through {name}_input_of(arena, i); the",
+        f" * outputs are then at {name}_output_of(arena, i) until the arena's next run. Inputs may be overwritten:",
+        " * refill them before each run. It returns MR_OK (0), else the status of the first layer that failed,",
+        " * where it stopped (MR_ERR_* in micro_relay/crt.h), or MR_ERR_ARENA for a NULL or misaligned arena.",
+        " * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
         f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).",
         f" * {name}_invoke, {name}_input and {name}_output are the same on the model's one static arena (or",
         f" * {macro}_EXTERNAL_ARENA): one run at a time. micro-relay's docs/runtime.md says more.",
@@ -274,8 +274,8 @@ def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str, ar
     body = "".join(f"    case {i}: return {c};\n" for i, c in enumerate(cases))
     guard = f"    if (arena == NULL) {{\n        return {default};\n    }}\n" if arena else ""
     params = f"{arena}arena, int index" if arena else "int index"
-    return (f"{ret}{'' if ret.endswith('*') else ' '}{name}_{kind}({params})\n{{\n{guard}    switch (index) {{\n{body}    default: return {default};\n"
-            f"    }}\n}}\n")
+    head = f"{ret}{'' if ret.endswith('*') else ' '}{name}_{kind}({params})"
+    return f"{head}\n{{\n{guard}    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
 
 
 _STATEMENT_CALL = re.compile(r"(?:^|(?<=[;{}]))\s*(mr_[A-Za-z0-9_]*)\(")
@@ -305,8 +305,8 @@ def crt_abi_version() -> int:
     """MR_CRT_ABI_VERSION, read from the runtime's crt.h (its one source)."""
     from ..compiler import CRT_DIR  # not at the top: the compiler imports this module
 
-    found = re.search(r"^#define MR_CRT_ABI_VERSION (\d+)$", (CRT_DIR / "include" / "micro_relay" / "crt.h").read_text(),
-                      re.MULTILINE)
+    crt_h = (CRT_DIR / "include" / "micro_relay" / "crt.h").read_text()
+    found = re.search(r"^#define MR_CRT_ABI_VERSION (\d+)$", crt_h, re.MULTILINE)
     if found is None:
         raise AssertionError("crt/include/micro_relay/crt.h defines no MR_CRT_ABI_VERSION")
     return int(found.group(1))
