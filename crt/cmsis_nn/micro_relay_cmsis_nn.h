@@ -3,9 +3,9 @@
  *
  * The compiler (scripts/micro_relay/ops/_cmsis_nn.py) calls an adapter only for a layer CMSIS-NN computes
  * bit-exactly and hands it exactly the scratch CMSIS-NN's *_get_buffer_size asks for (portable C or DSP
- * builds with GCC). Each returns 0, or CMSIS-NN's nonzero status when it refused the arguments (the model's
- * invoke then fails). This header needs only the runtime's headers; the adapter sources need CMSIS-NN's
- * Include/ folder and link against its sources.
+ * builds with GCC). Each returns a kernel status (micro_relay/crt.h): MR_OK, or MR_ERR_CMSIS_NN when CMSIS-NN
+ * refused the arguments (the model's invoke then fails with it). This header needs only the runtime's headers;
+ * the adapter sources need CMSIS-NN's Include/ folder and link against its sources.
  */
 #ifndef MICRO_RELAY_CMSIS_NN_H
 #define MICRO_RELAY_CMSIS_NN_H
@@ -37,6 +37,8 @@ int mr_cmsis_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t
 
 /* CMSIS-NN's quantization structs hold non-const pointers it only reads. */
 #define MR_CMSIS_MUTABLE(ptr) ((int32_t *)(uintptr_t)(ptr))
+/* A CMSIS-NN status as a kernel status. */
+#define MR_CMSIS_STATUS(status) ((status) == ARM_CMSIS_NN_SUCCESS ? MR_OK : MR_ERR_CMSIS_NN)
 #endif
 
 #endif /* MICRO_RELAY_CMSIS_NN_H */

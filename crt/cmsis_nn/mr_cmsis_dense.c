@@ -16,9 +16,10 @@ int mr_cmsis_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t
 
     if (p->per_channel) {
         const cmsis_nn_per_channel_quant_params quant = {MR_CMSIS_MUTABLE(p->mult), MR_CMSIS_MUTABLE(p->shift)};
-        return (int)arm_fully_connected_per_channel_s8(&ctx, &fc, &quant, &input, in, &filter, w, &bias_dims, bias,
-                                                       &output, out);
+        return MR_CMSIS_STATUS(arm_fully_connected_per_channel_s8(&ctx, &fc, &quant, &input, in, &filter, w,
+                                                                  &bias_dims, bias, &output, out));
     }
     const cmsis_nn_per_tensor_quant_params quant = {p->mult[0], p->shift[0]};
-    return (int)arm_fully_connected_s8(&ctx, &fc, &quant, &input, in, &filter, w, &bias_dims, bias, &output, out);
+    return MR_CMSIS_STATUS(
+        arm_fully_connected_s8(&ctx, &fc, &quant, &input, in, &filter, w, &bias_dims, bias, &output, out));
 }

@@ -17,6 +17,6 @@ int mr_cmsis_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, 
     const cmsis_nn_dims bias_dims = {1, 1, 1, g->out_c};
     const cmsis_nn_dims output = {g->batches, g->out_h, g->out_w, g->out_c};
 
-    return (int)arm_depthwise_conv_wrapper_s8(&ctx, &conv, &quant, &input, in, &filter, w, &bias_dims, bias, &output,
-                                              out);
+    return MR_CMSIS_STATUS(arm_depthwise_conv_wrapper_s8(&ctx, &conv, &quant, &input, in, &filter, w, &bias_dims,
+                                                         bias, &output, out));
 }

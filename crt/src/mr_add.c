@@ -105,13 +105,13 @@ static int mr_add_s8_flat(const mr_addsub_q_params *p, const int8_t *a, const in
  * of INT32_MIN, which TFLite never makes), their constants made once per call. The shifted inputs fit 29 bits.
  * out[io] is written after a[ia] and b[ib] are read, so out may be a (or b).
  */
-void mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+int mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     const int32_t a_off = p->a_offset, b_off = p->b_offset, ls = p->left_shift, out_off = p->out_offset;
     const int32_t lo = p->act_min, hi = p->act_max;
     mr_requant_dsp qa, qb, qo;
     if (mr_add_s8_flat(p, a, b, out)) {
-        return;
+        return MR_OK;
     }
     mr_requant_q_of(p->a_mult, p->a_shift, &qa);
     mr_requant_q_of(p->b_mult, p->b_shift, &qb);
@@ -122,20 +122,24 @@ void mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, in
         const int32_t v = mr_ssat8(mr_requant_q(sa + sb, &qo) + out_off);
         out[io] = (int8_t)MR_CLAMP(v, lo, hi);
     });
+    return MR_OK;
 }
 #else
-void mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+int mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int8_t)mr_add_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 #endif
 
-void mr_add_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
+int mr_add_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int16_t)mr_add_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 
-void mr_add_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out)
+int mr_add_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = mr_add_f(p, a[ia], b[ib]));
+    return MR_OK;
 }

@@ -77,7 +77,7 @@ static int32_t avg_blocks_s8(const mr_avg_pool2d_q_params *p, const int8_t *firs
         }                                                                                                    \
     }
 
-void mr_avg_pool2d_s8(const mr_avg_pool2d_q_params *p, const int8_t *in, int8_t *out)
+int mr_avg_pool2d_s8(const mr_avg_pool2d_q_params *p, const int8_t *in, int8_t *out)
 {
 #if MR_DSP
 #define MR_AVG_FIRST_CHANNEL \
@@ -87,16 +87,18 @@ void mr_avg_pool2d_s8(const mr_avg_pool2d_q_params *p, const int8_t *in, int8_t 
 #endif
     MR_AVG_POOL_Q(int8_t)
 #undef MR_AVG_FIRST_CHANNEL
+    return MR_OK;
 }
 
-void mr_avg_pool2d_s16(const mr_avg_pool2d_q_params *p, const int16_t *in, int16_t *out)
+int mr_avg_pool2d_s16(const mr_avg_pool2d_q_params *p, const int16_t *in, int16_t *out)
 {
 #define MR_AVG_FIRST_CHANNEL 0
     MR_AVG_POOL_Q(int16_t)
 #undef MR_AVG_FIRST_CHANNEL
+    return MR_OK;
 }
 
-void mr_avg_pool2d_f32(const mr_avg_pool2d_f32_params *p, const float *in, float *out)
+int mr_avg_pool2d_f32(const mr_avg_pool2d_f32_params *p, const float *in, float *out)
 {
     int32_t b, oy, ox, c, y, x;
     for (b = 0; b < p->batches; ++b) {
@@ -122,4 +124,5 @@ void mr_avg_pool2d_f32(const mr_avg_pool2d_f32_params *p, const float *in, float
             }
         }
     }
+    return MR_OK;
 }

@@ -4,7 +4,7 @@
 
 #include "micro_relay/concatenate.h"
 
-void mr_concatenate(const mr_concatenate_params *p, const void *const *inputs, void *out)
+int mr_concatenate(const mr_concatenate_params *p, const void *const *inputs, void *out)
 {
     uint8_t *dst = (uint8_t *)out;
     int32_t row, i;
@@ -15,4 +15,5 @@ void mr_concatenate(const mr_concatenate_params *p, const void *const *inputs, v
             dst += n;
         }
     }
+    return MR_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * nn.conv2d kernels, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md sections 2 and 8).
  *
- * int8 loop structure (the portable path; cores with the DSP extension run mr_conv2d_dsp.c):
+ * int8 loop structure (mr_conv2d_s8_portable, built for every core; mr_conv2d_dsp.c's mr_conv2d_s8 and its _pw8
+ * and _pw16 forms call it, or on cores with the DSP extension override it with their own loops):
  *   pointwise (1x1, stride 1, no padding, one group), a matrix product:
  *     tile of 16 pixels > block of 4 output channels (requantization constants made here) > pixel >
  *     one pass over the pixel's input channels feeding 4 accumulators (mac_1x4)
@@ -17,7 +18,6 @@
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
-#include "micro_relay/simd.h"
 
 /* The in-image part of one output pixel's window and how its filter rows are read. */
 typedef struct {
@@ -103,7 +103,6 @@ static void steps_of(const mr_conv_geometry *g, conv_steps *s)
     s->image_size = g->in_h * g->in_w * g->in_c;
 }
 
-#if !MR_DSP_ASM /* the portable int8 path (also on DSP cores without MR_DSP_ASM); the DSP path follows it */
 /*
  * Products are formed two ways. Windows inside the image use raw inputs (the folded bias holds the zero
  * point): four accumulators in registers, as cheap as it gets on a Cortex-M. Windows that cross the border
@@ -228,8 +227,8 @@ static void pointwise_s8(const mr_conv2d_q_params *p, const int8_t *in, const in
     }
 }
 
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                  void *scratch)
+int mr_conv2d_s8_portable(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                          int8_t *out, void *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
@@ -238,7 +237,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     if (g->k_h == 1 && g->k_w == 1 && g->stride_h == 1 && g->stride_w == 1 && g->pad_top == 0 &&
         g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c) {
         pointwise_s8(p, in, w, bias, out);
-        return;
+        return MR_OK;
     }
     steps_of(g, &s);
     for (b = 0; b < g->batches; ++b) {
@@ -280,12 +279,11 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
             }
         }
     }
+    return MR_OK;
 }
 
-#endif /* !MR_DSP_ASM */
-
-void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
-                   int16_t *out)
+int mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
+                  int16_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
@@ -316,10 +314,11 @@ void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t 
             }
         }
     }
+    return MR_OK;
 }
 
-void mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
-                        int16_t *out)
+int mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                       int16_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
@@ -351,9 +350,10 @@ void mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const in
             }
         }
     }
+    return MR_OK;
 }
 
-void mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out)
+int mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out)
 {
     const mr_conv_geometry *g = &p->geo;
     conv_steps s;
@@ -381,4 +381,5 @@ void mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *
             }
         }
     }
+    return MR_OK;
 }

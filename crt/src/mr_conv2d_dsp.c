@@ -1,9 +1,10 @@
 /*
  * nn.conv2d int8 on cores with the DSP extension (Cortex-M4/M7/M33, __ARM_FEATURE_DSP): mr_conv2d_s8,
  * mr_conv2d_s8_pw8 and mr_conv2d_s8_pw16, bit-exact with TFLite Micro's reference CONV_2D (TFLM_ARITHMETIC.md
- * sections 2 and 8). The portable int8 path, int16 and float are in mr_conv2d.c; on other cores, and in builds
- * whose compiler cannot give the assembly 14 registers (MR_DSP_ASM in micro_relay/simd.h), this file holds only
- * the _pw8 and _pw16 entries (calling it).
+ * sections 2 and 8), overriding mr_conv2d_s8_portable (mr_conv2d.c, with int16 and float) as TFLite Micro's
+ * optimized kernels override its reference ones. On other cores, in builds whose compiler cannot give the
+ * assembly 14 registers (MR_DSP_ASM in micro_relay/simd.h) and with MR_FORCE_PORTABLE, the three entry points
+ * call mr_conv2d_s8_portable. Each returns MR_OK, or MR_ERR_SCRATCH when its DSP path's scratch is short.
  */
 #include "micro_relay/conv2d.h"
 #include "micro_relay/fixedpoint.h"
@@ -119,7 +120,7 @@ int32_t mr_conv2d_s8_tile_pixels(const mr_conv_geometry *g, int32_t scratch_byte
  * take tile_pairs' raw accumulators and C's requantize_slow.
  * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
  * The scratch holds the weight slot and at least one pixel pair (the compiler always plans both); without
- * them the kernel does nothing.
+ * them the kernel writes nothing and returns MR_ERR_SCRATCH.
  * Scratch layout: the weight slot, then pixel pairs, each slot 4 * quads words (quads = ceil(n / 4), windows
  * and filters padded with zeros). Per 4 window values a pixel pair holds [px0 even, px0 odd, px1 even, px1 odd],
  * the weight slot [ch0 even, ch0 odd, ch1 even, ch1 odd]. A lone last pixel fills its pair's px0 half; the px1
@@ -471,8 +472,8 @@ static MR_CONV_NOINLINE void pair_raw(const mr_conv2d_q_params *p, const int32_t
     job->end = end;
 }
 
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                  void *scratch)
+int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                 void *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     int32_t *const buf = (int32_t *)scratch;
@@ -489,7 +490,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
     int32_t tile, band, row, first, cnt, k, ch, oc, j;
     tile = buf == NULL ? 0 : conv_tile_pixels(&layout, p->scratch_bytes); /* pixel pairs after the weight slot */
     if (tile < 2) {
-        return;
+        return MR_ERR_SCRATCH;
     }
     px = buf + pair_words;
     stage = (int8_t *)(px + tile / 2 * pair_words);
@@ -549,6 +550,7 @@ void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w
             }
         }
     }
+    return MR_OK;
 }
 
 /*
@@ -690,8 +692,8 @@ static int pw8_covered(const mr_conv2d_q_params *p, int32_t oc)
     return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21;
 }
 
-static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                       int8_t *out, int32_t *buf)
+static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                      int8_t *out, int32_t *buf)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c, nz = mr_pack2(-p->in_zp);
@@ -701,7 +703,7 @@ static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8
     int all = c == 8 && bias != NULL && full;
     pw8_job job;
     if (buf == NULL || tile < 2) {
-        return;
+        return MR_ERR_SCRATCH;
     }
     for (oc = 0; oc < out_c; ++oc) {
         all &= pw8_covered(p, oc);
@@ -769,6 +771,7 @@ static void pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8
             }
         }
     }
+    return MR_OK;
 }
 
 /* Extends pairs (>= 1) of 16-value pixels minus zp (nz: -zp in both lanes) into dst in the pair layout: per pair
@@ -811,8 +814,8 @@ static MR_CONV_NOINLINE void extend16_pairs(const int8_t *src, int32_t pairs, in
  * mr_conv2d_s8. person_detect's 16-channel layer (576 pixels, 32 outputs): 543,400 -> 463,520 instructions
  * (1.57 a MAC); what is left per tile and channel pair is the C loop and the requantization constants.
  */
-static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                        int8_t *out, int32_t *buf)
+static int pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                       int8_t *out, int32_t *buf)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, tail = c % 4, out_c = g->out_c;
@@ -826,7 +829,7 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
     const int32_t slots = layout.slots;
     tile = buf == NULL ? 0 : conv_tile_pixels(&layout, p->scratch_bytes); /* pixel pairs of 64 bytes after them */
     if (tile < 2) {
-        return;
+        return MR_ERR_SCRATCH;
     }
     px = buf + 16 * slots;
     memset(buf, 0, (size_t)slots * 64);
@@ -894,28 +897,37 @@ static void pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int
             pair_raw(p, px, 16, &job, cnt, oc, oc1, job.out);
         }
     }
+    return MR_OK;
 }
 
 #endif /* MR_DSP_ASM */
 
 /* flatten: with mr_requant_zp_of inlined here, mr_conv2d_s8 keeps the only two other calls, which GCC then inlines
  * (four make it an out-of-line function, every other convolution 0.3-1% slower). */
-__attribute__((flatten)) void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
-                                                const int32_t *bias, int8_t *out, void *scratch)
+__attribute__((flatten)) int mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
+                                               const int32_t *bias, int8_t *out, void *scratch)
 {
 #if MR_DSP_ASM
-    pointwise16(p, in, w, bias, out, (int32_t *)scratch);
+    return pointwise16(p, in, w, bias, out, (int32_t *)scratch);
 #else
-    mr_conv2d_s8(p, in, w, bias, out, scratch);
+    return mr_conv2d_s8_portable(p, in, w, bias, out, scratch);
 #endif
 }
 
-void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                      int8_t *out, void *scratch)
+int mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                     int8_t *out, void *scratch)
 {
 #if MR_DSP_ASM
-    pointwise8(p, in, w, bias, out, (int32_t *)scratch);
+    return pointwise8(p, in, w, bias, out, (int32_t *)scratch);
 #else
-    mr_conv2d_s8(p, in, w, bias, out, scratch);
+    return mr_conv2d_s8_portable(p, in, w, bias, out, scratch);
 #endif
 }
+
+#if !MR_DSP_ASM
+int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                 void *scratch)
+{
+    return mr_conv2d_s8_portable(p, in, w, bias, out, scratch);
+}
+#endif

@@ -25,8 +25,8 @@ static void window_of(const mr_conv_geometry *g, int32_t iy, int32_t ix, scatter
     mr_conv_tap_range(win->ox0, 1, g->k_w, g->out_w, &win->fx0, &win->fx1);
 }
 
-void mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                            int8_t *out, int32_t *scratch)
+int mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                           int8_t *out, int32_t *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t filter_size = g->k_h * g->k_w * g->in_c;
@@ -65,10 +65,11 @@ void mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const
             out[i + oc] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
         }
     }
+    return MR_OK;
 }
 
-void mr_conv2d_transpose_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
-                                  const int64_t *bias, int16_t *out, int64_t *scratch)
+int mr_conv2d_transpose_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
+                                 const int64_t *bias, int16_t *out, int64_t *scratch)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t filter_size = g->k_h * g->k_w * g->in_c;
@@ -106,10 +107,11 @@ void mr_conv2d_transpose_s16_wide(const mr_conv2d_q_params *p, const int16_t *in
             out[i + oc] = (int16_t)MR_CLAMP(q, p->act_min, p->act_max);
         }
     }
+    return MR_OK;
 }
 
-void mr_conv2d_transpose_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
-                             float *out)
+int mr_conv2d_transpose_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
+                            float *out)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t filter_size = g->k_h * g->k_w * g->in_c;
@@ -150,4 +152,5 @@ void mr_conv2d_transpose_f32(const mr_conv2d_f32_params *p, const float *in, con
             out[i + oc] = MR_MIN(MR_MAX(acc, p->act_min), p->act_max);
         }
     }
+    return MR_OK;
 }

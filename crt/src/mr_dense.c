@@ -1,4 +1,6 @@
-/* nn.dense kernels, bit-exact with TFLite Micro's reference FULLY_CONNECTED (TFLM_ARITHMETIC.md sec. 2). */
+/* nn.dense kernels, bit-exact with TFLite Micro's reference FULLY_CONNECTED (TFLM_ARITHMETIC.md sec. 2). The int8
+ * portable path, mr_dense_s8_portable, is built for every core; mr_dense_s8 is the DSP path on DSP builds
+ * (MR_DSP_ASM, micro_relay/simd.h), which overrides it, and calls it on the others. */
 #include "micro_relay/dense.h"
 #include "micro_relay/fixedpoint.h"
 #include "micro_relay/simd.h"
@@ -9,7 +11,6 @@
 #define MR_CONV_NOINLINE_DENSE
 #endif
 
-#if !MR_DSP_ASM
 /* Dot product of int8 vectors: the inner loop once the zero points are folded into the bias. */
 static int32_t dot_s8(const int8_t *a, const int8_t *b, int32_t n)
 {
@@ -20,7 +21,8 @@ static int32_t dot_s8(const int8_t *a, const int8_t *b, int32_t n)
     return acc;
 }
 
-void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+int mr_dense_s8_portable(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                         int8_t *out)
 {
     int32_t r, o, d;
     if (p->folded_bias) {
@@ -33,7 +35,7 @@ void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, 
                 out[r * p->units + o] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
             }
         }
-        return;
+        return MR_OK;
     }
     for (r = 0; r < p->rows; ++r) {
         const int8_t *x = in + r * p->depth;
@@ -51,6 +53,13 @@ void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, 
             out[r * p->units + o] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
         }
     }
+    return MR_OK;
+}
+
+#if !MR_DSP_ASM
+int mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+{
+    return mr_dense_s8_portable(p, in, w, bias, out);
 }
 #else
 /*
@@ -187,7 +196,7 @@ static MR_CONV_NOINLINE_DENSE void dense_blocks(dense_job *job)
 #undef MR_REQ
 }
 
-void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
+int mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out)
 {
     const int32_t depth = p->depth, units = p->units, quads = depth >> 2, *fb = p->folded_bias;
     const int32_t *const b = fb ? fb : bias;
@@ -223,10 +232,11 @@ void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, 
             }
         }
     }
+    return MR_OK;
 }
 #endif
 
-void mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out)
+int mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out)
 {
     int32_t r, o, d;
     for (r = 0; r < p->rows; ++r) {
@@ -245,10 +255,11 @@ void mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w
             out[r * p->units + o] = (int16_t)MR_CLAMP(acc, p->act_min, p->act_max);
         }
     }
+    return MR_OK;
 }
 
-void mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
-                       int16_t *out)
+int mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                      int16_t *out)
 {
     int32_t r, o, d;
     for (r = 0; r < p->rows; ++r) {
@@ -268,9 +279,10 @@ void mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8
             out[r * p->units + o] = (int16_t)MR_CLAMP(q, p->act_min, p->act_max);
         }
     }
+    return MR_OK;
 }
 
-void mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out)
+int mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out)
 {
     int32_t r, o, d;
     for (r = 0; r < p->rows; ++r) {
@@ -287,4 +299,5 @@ void mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w,
             out[r * p->units + o] = MR_MIN(MR_MAX(acc, p->act_min), p->act_max);
         }
     }
+    return MR_OK;
 }

@@ -9,7 +9,8 @@
  * (bias - in_zp * sum over taps of w) and take raw inputs; the others start from the bias and subtract the
  * zero point. Integer sums do not depend on order, so this is exact. On DSP cores, depth multiplier 1 works
  * (and a multiple of 4) works from a zero-padded strip of the input in the arena scratch instead (dw_s8_strip,
- * below).
+ * below); its entry points return MR_ERR_SCRATCH, writing nothing, when the scratch is NULL or p->scratch_bytes
+ * is smaller than the strip needs.
  * int16 and float keep TFLite Micro's order (b, oy, ox, ic, m, fy, fx) with the window clipped once; float
  * sums go fy, fx, then add the bias (0.0f when absent).
  */
@@ -741,17 +742,34 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
         }
     }
 }
+
+/* The least scratch dw_s8_strip works in, without rolling strips (ops/depthwise_conv2d.py dsp_scratch_bytes): the
+ * blocks' headers, the chunks (an even count), for 3x3 windows a chunk's raw sums, and one strip of k_h rows of
+ * the first (widest) chunk's span. The strip entry points check it before they touch the scratch. */
+static int32_t dw_strip_bytes(const mr_conv_geometry *g, int is_3x3)
+{
+    const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
+    const int32_t chunks = (g->out_w + MR_DW_CHUNK - 1) / MR_DW_CHUNK;
+    const int32_t span = (chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
+    return g->out_c / 4 * ((int32_t)sizeof(dw_header) + 8 * g->k_h * g->k_w) +
+           (int32_t)sizeof(dw_chunk) * (chunks + chunks % 2) + (is_3x3 ? 16 * chunk : 0) + 8 * g->k_h * span;
+}
 #endif /* MR_DSP */
 
 /* The strip kernel's entry points (depthwise_conv2d.h); the portable path runs the window walk. */
 #if MR_DSP
-#define MR_DW_STRIP_BODY(variant) dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, (variant))
+#define MR_DW_STRIP_BODY(variant)                                                                              \
+    if (scratch == NULL || p->scratch_bytes < dw_strip_bytes(&p->geo, (variant) & DW_3X3)) {                   \
+        return MR_ERR_SCRATCH;                                                                                 \
+    }                                                                                                          \
+    dw_s8_strip(p, in, w, bias, out, (int32_t *)scratch, (variant));                                           \
+    return MR_OK
 #else
-#define MR_DW_STRIP_BODY(variant) ((void)scratch, mr_depthwise_conv2d_s8(p, in, w, bias, out))
+#define MR_DW_STRIP_BODY(variant) return ((void)scratch, mr_depthwise_conv2d_s8(p, in, w, bias, out))
 #endif
 #define MR_DW_STRIP_ENTRY(name, variant)                                                                       \
-    void name(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out, \
-              void *scratch)                                                                                   \
+    int name(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,  \
+             void *scratch)                                                                                    \
     {                                                                                                          \
         MR_DW_STRIP_BODY(variant);                                                                             \
     }
@@ -762,8 +780,8 @@ MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1, DW_3X3 | DW_SHIFT1)
 
-void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                            int8_t *out)
+int mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                           int8_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t multiplier = g->filter_c;
@@ -816,10 +834,11 @@ void mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const
             }
         }
     }
+    return MR_OK;
 }
 
-void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
-                                  const int64_t *bias, int16_t *out)
+int mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
+                                 const int64_t *bias, int16_t *out)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t multiplier = g->filter_c;
@@ -856,10 +875,11 @@ void mr_depthwise_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in
             }
         }
     }
+    return MR_OK;
 }
 
-void mr_depthwise_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
-                             float *out)
+int mr_depthwise_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
+                            float *out)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t multiplier = g->filter_c;
@@ -892,4 +912,5 @@ void mr_depthwise_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, con
             }
         }
     }
+    return MR_OK;
 }

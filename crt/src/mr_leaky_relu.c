@@ -13,29 +13,32 @@ static inline int32_t mr_leaky_relu_q(const mr_leaky_relu_q_params *p, int32_t q
     }
 }
 
-void mr_leaky_relu_s8(const mr_leaky_relu_q_params *p, const int8_t *in, int8_t *out)
+int mr_leaky_relu_s8(const mr_leaky_relu_q_params *p, const int8_t *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         const int32_t v = mr_leaky_relu_q(p, in[i]);
         out[i] = (int8_t)MR_CLAMP(v, INT8_MIN, INT8_MAX);
     }
+    return MR_OK;
 }
 
-void mr_leaky_relu_s16(const mr_leaky_relu_q_params *p, const int16_t *in, int16_t *out)
+int mr_leaky_relu_s16(const mr_leaky_relu_q_params *p, const int16_t *in, int16_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         const int32_t v = mr_leaky_relu_q(p, in[i]);
         out[i] = (int16_t)MR_CLAMP(v, INT16_MIN, INT16_MAX);
     }
+    return MR_OK;
 }
 
-void mr_leaky_relu_f32(const mr_leaky_relu_f32_params *p, const float *in, float *out)
+int mr_leaky_relu_f32(const mr_leaky_relu_f32_params *p, const float *in, float *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         const float x = in[i];
         out[i] = x > 0.0f ? x : x * p->alpha;
     }
+    return MR_OK;
 }

@@ -5,7 +5,7 @@
 
 #include "micro_relay/log_softmax.h"
 
-void mr_log_softmax_f32(const mr_log_softmax_f32_params *p, const float *in, float *out)
+int mr_log_softmax_f32(const mr_log_softmax_f32_params *p, const float *in, float *out)
 {
     int32_t r, c;
     for (r = 0; r < p->rows; ++r) {
@@ -25,4 +25,5 @@ void mr_log_softmax_f32(const mr_log_softmax_f32_params *p, const float *in, flo
             y[c] = (x[c] - mx) - log_sum;
         }
     }
+    return MR_OK;
 }

@@ -29,17 +29,20 @@
         }                                                                                                    \
     }
 
-void mr_max_pool2d_s8(const mr_max_pool2d_q_params *p, const int8_t *in, int8_t *out)
+int mr_max_pool2d_s8(const mr_max_pool2d_q_params *p, const int8_t *in, int8_t *out)
 {
     MR_MAX_POOL(int8_t, INT8_MIN)
+    return MR_OK;
 }
 
-void mr_max_pool2d_s16(const mr_max_pool2d_q_params *p, const int16_t *in, int16_t *out)
+int mr_max_pool2d_s16(const mr_max_pool2d_q_params *p, const int16_t *in, int16_t *out)
 {
     MR_MAX_POOL(int16_t, INT16_MIN)
+    return MR_OK;
 }
 
-void mr_max_pool2d_f32(const mr_max_pool2d_f32_params *p, const float *in, float *out)
+int mr_max_pool2d_f32(const mr_max_pool2d_f32_params *p, const float *in, float *out)
 {
     MR_MAX_POOL(float, -FLT_MAX)
+    return MR_OK;
 }

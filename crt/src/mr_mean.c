@@ -52,17 +52,19 @@ static int32_t mr_mean_outputs(const int32_t *dims)
         out[o] = (T)MR_CLAMP(q, (LO), (HI));                                                                 \
     }
 
-void mr_mean_s8(const mr_mean_q_params *p, const int8_t *in, int8_t *out)
+int mr_mean_s8(const mr_mean_q_params *p, const int8_t *in, int8_t *out)
 {
     MR_MEAN_Q(int8_t, INT8_MIN, INT8_MAX)
+    return MR_OK;
 }
 
-void mr_mean_s16(const mr_mean_q_params *p, const int16_t *in, int16_t *out)
+int mr_mean_s16(const mr_mean_q_params *p, const int16_t *in, int16_t *out)
 {
     MR_MEAN_Q(int16_t, INT16_MIN, INT16_MAX)
+    return MR_OK;
 }
 
-void mr_mean_f32(const mr_mean_f32_params *p, const float *in, float *out)
+int mr_mean_f32(const mr_mean_f32_params *p, const float *in, float *out)
 {
     const int32_t outputs = mr_mean_outputs(p->outer_dims);
     const float count = (float)p->count;
@@ -73,4 +75,5 @@ void mr_mean_f32(const mr_mean_f32_params *p, const float *in, float *out)
         MR_MEAN_SUM(sum, x)
         out[o] = sum / count;
     }
+    return MR_OK;
 }

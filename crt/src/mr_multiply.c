@@ -15,17 +15,20 @@ static inline float mr_multiply_f(const mr_multiply_f32_params *p, float a, floa
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }
 
-void mr_multiply_s8(const mr_multiply_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+int mr_multiply_s8(const mr_multiply_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int8_t)mr_multiply_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 
-void mr_multiply_s16(const mr_multiply_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
+int mr_multiply_s16(const mr_multiply_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int16_t)mr_multiply_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 
-void mr_multiply_f32(const mr_multiply_f32_params *p, const float *a, const float *b, float *out)
+int mr_multiply_f32(const mr_multiply_f32_params *p, const float *a, const float *b, float *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = mr_multiply_f(p, a[ia], b[ib]));
+    return MR_OK;
 }

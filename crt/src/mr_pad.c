@@ -28,7 +28,7 @@ static void mr_pad_fill(uint8_t *dst, const uint8_t *value, size_t elem, size_t 
     }
 }
 
-void mr_pad(const mr_pad_params *p, const void *in, void *out)
+int mr_pad(const mr_pad_params *p, const void *in, void *out)
 {
     enum { R = MR_PAD_MAX_DIMS, L = MR_PAD_MAX_DIMS - 1 };
     const size_t elem = (size_t)p->elem_size;
@@ -63,4 +63,5 @@ void mr_pad(const mr_pad_params *p, const void *in, void *out)
             }
         }
     }
+    return MR_OK;
 }

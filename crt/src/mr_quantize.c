@@ -17,20 +17,22 @@ static inline int32_t mr_quantize_one(const mr_quantize_f32_params *p, float x)
     return (int32_t)r + p->out_zp;
 }
 
-void mr_quantize_f32_s8(const mr_quantize_f32_params *p, const float *in, int8_t *out)
+int mr_quantize_f32_s8(const mr_quantize_f32_params *p, const float *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         out[i] = (int8_t)mr_quantize_one(p, in[i]);
     }
+    return MR_OK;
 }
 
-void mr_quantize_f32_s16(const mr_quantize_f32_params *p, const float *in, int16_t *out)
+int mr_quantize_f32_s16(const mr_quantize_f32_params *p, const float *in, int16_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         out[i] = (int16_t)mr_quantize_one(p, in[i]);
     }
+    return MR_OK;
 }
 
 /* MBQM32(q - in_zp) + out_zp with int32 wrap-around (through uint32, as TFLite Micro's int32 overflows). */
@@ -41,13 +43,14 @@ static inline int32_t mr_requantize_one(const mr_requantize_params *p, int32_t q
 }
 
 #define MR_REQUANTIZE(NAME, IN_T, OUT_T, LO, HI)                                \
-    void NAME(const mr_requantize_params *p, const IN_T *in, OUT_T *out)        \
+    int NAME(const mr_requantize_params *p, const IN_T *in, OUT_T *out)         \
     {                                                                           \
         int32_t i;                                                              \
         for (i = 0; i < p->size; ++i) {                                         \
             const int32_t v = mr_requantize_one(p, in[i]);                      \
             out[i] = (OUT_T)MR_CLAMP(v, LO, HI);                                \
         }                                                                       \
+        return MR_OK;                                                           \
     }
 
 MR_REQUANTIZE(mr_quantize_s8_s8, int8_t, int8_t, INT8_MIN, INT8_MAX)

@@ -8,27 +8,30 @@ static inline int32_t mr_relu_q(const mr_relu_q_params *p, int32_t q)
     return MR_CLAMP(v, p->act_min, p->act_max);
 }
 
-void mr_relu_s8(const mr_relu_q_params *p, const int8_t *in, int8_t *out)
+int mr_relu_s8(const mr_relu_q_params *p, const int8_t *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         out[i] = (int8_t)mr_relu_q(p, in[i]);
     }
+    return MR_OK;
 }
 
-void mr_relu_s16(const mr_relu_q_params *p, const int16_t *in, int16_t *out)
+int mr_relu_s16(const mr_relu_q_params *p, const int16_t *in, int16_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         out[i] = (int16_t)mr_relu_q(p, in[i]);
     }
+    return MR_OK;
 }
 
-void mr_relu_f32(const mr_relu_f32_params *p, const float *in, float *out)
+int mr_relu_f32(const mr_relu_f32_params *p, const float *in, float *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         const float x = in[i];
         out[i] = x < 0.0f ? 0.0f : x;
     }
+    return MR_OK;
 }

@@ -4,7 +4,7 @@
 #include "micro_relay/sigmoid.h"
 #include "micro_relay/gemmlowp.h"
 
-void mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out)
+int mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
@@ -21,9 +21,10 @@ void mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out)
         }
         out[i] = (int8_t)y;
     }
+    return MR_OK;
 }
 
-void mr_sigmoid_f32(const mr_sigmoid_f32_params *p, const float *in, float *out)
+int mr_sigmoid_f32(const mr_sigmoid_f32_params *p, const float *in, float *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
@@ -36,4 +37,5 @@ void mr_sigmoid_f32(const mr_sigmoid_f32_params *p, const float *in, float *out)
             out[i] = 1.0f / (1.0f + expf(-x));
         }
     }
+    return MR_OK;
 }

@@ -44,20 +44,22 @@ static inline int32_t mr_softmax_exp(const mr_softmax_q_params *p, int32_t d)
         }                                                                                   \
     } while (0)
 
-void mr_softmax_s8_s8(const mr_softmax_q_params *p, const int8_t *in, int8_t *out)
+int mr_softmax_s8_s8(const mr_softmax_q_params *p, const int8_t *in, int8_t *out)
 {
     int32_t r;
     for (r = 0; r < p->rows; ++r) {
         MR_SOFTMAX_ROW(in + r * p->depth, out + r * p->depth, int8_t, 8, INT8_MIN, INT8_MAX);
     }
+    return MR_OK;
 }
 
-void mr_softmax_s8_s16(const mr_softmax_q_params *p, const int8_t *in, int16_t *out)
+int mr_softmax_s8_s16(const mr_softmax_q_params *p, const int8_t *in, int16_t *out)
 {
     int32_t r;
     for (r = 0; r < p->rows; ++r) {
         MR_SOFTMAX_ROW(in + r * p->depth, out + r * p->depth, int16_t, 16, INT16_MIN, INT16_MAX);
     }
+    return MR_OK;
 }
 
 /* TFLite's 513-entry table lookup for int16 inputs: lut[256 + (v >> 7)] plus 7-bit linear interpolation. */
@@ -69,7 +71,7 @@ static inline int32_t mr_softmax_lut(int32_t v, const int16_t *lut)
 }
 
 /* Exps (cached in the output row, as TFLite Micro does), their sum, a table reciprocal, a rounding shift. */
-void mr_softmax_s16_s16(const mr_softmax_s16_params *p, const int16_t *in, int16_t *out)
+int mr_softmax_s16_s16(const mr_softmax_s16_params *p, const int16_t *in, int16_t *out)
 {
     int32_t r, c;
     for (r = 0; r < p->rows; ++r) {
@@ -94,9 +96,10 @@ void mr_softmax_s16_s16(const mr_softmax_s16_params *p, const int16_t *in, int16
             y[c] = (int16_t)MR_CLAMP(v, 0, INT16_MAX);
         }
     }
+    return MR_OK;
 }
 
-void mr_softmax_f32(const mr_softmax_f32_params *p, const float *in, float *out)
+int mr_softmax_f32(const mr_softmax_f32_params *p, const float *in, float *out)
 {
     int32_t r, c;
     for (r = 0; r < p->rows; ++r) {
@@ -116,4 +119,5 @@ void mr_softmax_f32(const mr_softmax_f32_params *p, const float *in, float *out)
             y[c] = y[c] / sum;
         }
     }
+    return MR_OK;
 }

@@ -11,7 +11,7 @@
         memcpy(dst + (size_t)j * (SIZE), src + (ptrdiff_t)j * step * (ptrdiff_t)(SIZE), (SIZE));            \
     }
 
-void mr_strided_slice(const mr_strided_slice_params *p, const void *in, void *out)
+int mr_strided_slice(const mr_strided_slice_params *p, const void *in, void *out)
 {
     enum { L = MR_STRIDED_SLICE_MAX_DIMS - 1 };
     const size_t elem = (size_t)p->elem_size;
@@ -45,4 +45,5 @@ void mr_strided_slice(const mr_strided_slice_params *p, const void *in, void *ou
             }
         }
     }
+    return MR_OK;
 }

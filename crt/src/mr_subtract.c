@@ -17,17 +17,20 @@ static inline float mr_subtract_f(const mr_addsub_f32_params *p, float a, float 
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }
 
-void mr_subtract_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
+int mr_subtract_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int8_t)mr_subtract_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 
-void mr_subtract_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
+int mr_subtract_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int16_t)mr_subtract_q(p, a[ia], b[ib]));
+    return MR_OK;
 }
 
-void mr_subtract_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out)
+int mr_subtract_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = mr_subtract_f(p, a[ia], b[ib]));
+    return MR_OK;
 }

@@ -4,7 +4,7 @@
 #include "micro_relay/tanh.h"
 #include "micro_relay/gemmlowp.h"
 
-void mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out)
+int mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
@@ -20,12 +20,14 @@ void mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out)
         }
         out[i] = (int8_t)y;
     }
+    return MR_OK;
 }
 
-void mr_tanh_f32(const mr_tanh_f32_params *p, const float *in, float *out)
+int mr_tanh_f32(const mr_tanh_f32_params *p, const float *in, float *out)
 {
     int32_t i;
     for (i = 0; i < p->size; ++i) {
         out[i] = tanhf(in[i]);
     }
+    return MR_OK;
 }

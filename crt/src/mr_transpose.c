@@ -4,7 +4,7 @@
 
 #include "micro_relay/transpose.h"
 
-void mr_transpose(const mr_transpose_params *p, const void *in, void *out)
+int mr_transpose(const mr_transpose_params *p, const void *in, void *out)
 {
     enum { R = MR_TRANSPOSE_MAX_DIMS, L = MR_TRANSPOSE_MAX_DIMS - 1 };
     const size_t elem = (size_t)p->elem_size;
@@ -34,7 +34,7 @@ void mr_transpose(const mr_transpose_params *p, const void *in, void *out)
             index[k] = 0;
         }
         if (k < 0) {
-            return;
+            return MR_OK;
         }
     }
 }

@@ -12,6 +12,6 @@ typedef struct {
     const int32_t *row_bytes;     /* num_inputs entries */
 } mr_concatenate_params;
 
-void mr_concatenate(const mr_concatenate_params *p, const void *const *inputs, void *out);
+int mr_concatenate(const mr_concatenate_params *p, const void *const *inputs, void *out);
 
 #endif

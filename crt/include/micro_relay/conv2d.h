@@ -100,7 +100,7 @@ typedef struct {
  * The int8 DSP path's arena scratch, for the entry point the compiler calls for g (mr_conv2d_s8_pw8 for pointwise
  * layers with at most 8 input channels, _pw16 with 9..16, mr_conv2d_s8 otherwise): the one definition of its
  * layout, which the kernels use and the compiler's plan must agree with (tests/kernels/test_layouts.py compares
- * ops/conv2d.py with it). Compiled on every build, the host's included.
+ * kernels/arm_dsp/conv2d.py with it). Compiled on every build, the host's included.
  * mr_conv2d_s8_scratch_bytes: the bytes for tiles of tile_pixels pixels (rounded up to pixel pairs; 0: the
  * default tile, at most MR_POINTWISE_TILE pixels), -1 when they exceed INT32_MAX.
  * mr_conv2d_s8_tile_pixels: the pixels a tile the kernel takes from scratch_bytes (an even count; below 2 it
@@ -109,23 +109,28 @@ typedef struct {
 int32_t mr_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t tile_pixels);
 int32_t mr_conv2d_s8_tile_pixels(const mr_conv_geometry *g, int32_t scratch_bytes);
 
-/* scratch: p->scratch_bytes of word-aligned arena scratch (or NULL) that the DSP path gathers windows into, sized
- * by the compiler (mr_conv2d_s8_scratch_bytes; ops/conv2d.py dsp_scratch_bytes); the portable path does not use it. */
-void mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
-                  void *scratch);
+/* The int8 kernel's portable C path, built and callable on every core; it ignores scratch (NULL is fine). */
+int mr_conv2d_s8_portable(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                          int8_t *out, void *scratch);
+/* int8 conv2d. On DSP builds (MR_DSP_ASM, micro_relay/simd.h) the DSP path: scratch is p->scratch_bytes of
+ * word-aligned arena scratch that it gathers windows into, sized by the compiler (mr_conv2d_s8_scratch_bytes;
+ * kernels/arm_dsp/conv2d.py dsp_scratch_bytes), and MR_ERR_SCRATCH (nothing written) when it is NULL or holds no
+ * pixel pair. On other builds mr_conv2d_s8_portable. The _pw8 and _pw16 forms below behave the same way. */
+int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out,
+                 void *scratch);
 /* mr_conv2d_s8 for pointwise layers (1x1, stride 1, no padding, one group) with at most 8 input channels: on the
  * DSP path one output channel at a time over a tile, its weights in registers; the same scratch. */
-void mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                      int8_t *out, void *scratch);
+int mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                     int8_t *out, void *scratch);
 /* mr_conv2d_s8 for pointwise layers with 9..16 input channels: on the DSP path windows padded to 16 values and a
- * straight 4-block pixel-pair loop; scratch sized for 16 values a pixel (ops/conv2d.py dsp_scratch_bytes). */
-void mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                       int8_t *out, void *scratch);
+ * straight 4-block pixel-pair loop; scratch sized for 16 values a pixel (mr_conv2d_s8_scratch_bytes). */
+int mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                      int8_t *out, void *scratch);
 /* int16 activations: accumulate in int32 with an int32 bias, or in int64 (the _wide form) otherwise. */
-void mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
-                   int16_t *out);
-void mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
-                        int16_t *out);
-void mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out);
+int mr_conv2d_s16(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias,
+                  int16_t *out);
+int mr_conv2d_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                       int16_t *out);
+int mr_conv2d_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias, float *out);
 
 #endif /* MICRO_RELAY_CONV2D_H */

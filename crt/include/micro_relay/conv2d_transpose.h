@@ -10,11 +10,11 @@
 
 #include "conv2d.h"
 
-void mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                            int8_t *out, int32_t *scratch);
-void mr_conv2d_transpose_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
-                                  const int64_t *bias, int16_t *out, int64_t *scratch);
-void mr_conv2d_transpose_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
-                             float *out);
+int mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                           int8_t *out, int32_t *scratch);
+int mr_conv2d_transpose_s16_wide(const mr_conv2d_q_params *p, const int16_t *in, const int8_t *w,
+                                 const int64_t *bias, int16_t *out, int64_t *scratch);
+int mr_conv2d_transpose_f32(const mr_conv2d_f32_params *p, const float *in, const float *w, const float *bias,
+                            float *out);
 
 #endif /* MICRO_RELAY_CONV2D_TRANSPOSE_H */

@@ -1,15 +1,42 @@
 /*
  * Micro Relay C runtime: common definitions.
  *
- * The runtime is plain C99: no allocation, no OS calls, no recursion. Kernels take a constant parameter
- * struct (emitted by the compiler into flash) and tensor pointers into the model's arena or its constant
- * weights. Signed right shifts are arithmetic, as on every compiler Micro Relay targets (GCC, Clang).
+ * The runtime is plain C99: no allocation, no OS calls, no recursion, no static mutable state (docs/runtime.md).
+ * Kernels take a constant parameter struct (emitted by the compiler into flash) and tensor pointers into the
+ * model's arena or its constant weights, and return a status: MR_OK, or one of the MR_ERR_* codes below.
+ * Signed right shifts are arithmetic, as on every compiler Micro Relay targets (GCC, Clang).
  */
 #ifndef MICRO_RELAY_CRT_H
 #define MICRO_RELAY_CRT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * The runtime's C ABI: the kernels' names, signatures and parameter structs a generated NAME.c calls. Each
+ * NAME.c names the version it was generated for and stops with #error when it is built against another
+ * (a --no-runtime build against a runtime built separately). The compiler reads the number from this line.
+ * 1: the runtime before versions (kernels returned void); 2: kernels return an int status.
+ */
+#define MR_CRT_ABI_VERSION 2
+
+/* Kernel status, also what NAME_invoke returns: the first nonzero status stops the model. */
+#define MR_OK 0
+/* A CMSIS-NN function refused its arguments (crt/cmsis_nn/: the compiler's checks should make it impossible). */
+#define MR_ERR_CMSIS_NN 1
+/* The arena scratch a kernel was given (p->scratch_bytes bytes, or NULL) is smaller than the path it runs needs. */
+#define MR_ERR_SCRATCH 2
+/* NAME_invoke_with got a NULL arena or one not aligned to 16 bytes. */
+#define MR_ERR_ARENA 3
+
+/* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
+#define MR_TRY(call)                                                                                           \
+    do {                                                                                                       \
+        const int mr_status_ = (call);                                                                         \
+        if (mr_status_ != MR_OK) {                                                                             \
+            return mr_status_;                                                                                 \
+        }                                                                                                      \
+    } while (0)
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MR_ALIGNED(n) __attribute__((aligned(n)))

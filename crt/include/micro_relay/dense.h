@@ -23,10 +23,14 @@ typedef struct {
     float act_min, act_max;
 } mr_dense_f32_params;
 
-void mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out);
-void mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out);
-void mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
-                       int16_t *out);
-void mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out);
+/* int8: the portable C path, built and callable on every core; mr_dense_s8 is the DSP path on DSP builds
+ * (MR_DSP_ASM, micro_relay/simd.h) and the portable one elsewhere. */
+int mr_dense_s8_portable(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
+                         int8_t *out);
+int mr_dense_s8(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias, int8_t *out);
+int mr_dense_s16(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int32_t *bias, int16_t *out);
+int mr_dense_s16_wide(const mr_dense_q_params *p, const int16_t *in, const int8_t *w, const int64_t *bias,
+                      int16_t *out);
+int mr_dense_f32(const mr_dense_f32_params *p, const float *in, const float *w, const float *bias, float *out);
 
 #endif

@@ -14,8 +14,8 @@ typedef struct {
     float scale;
 } mr_dequantize_params;
 
-void mr_dequantize_s8(const mr_dequantize_params *p, const int8_t *in, float *out);
-void mr_dequantize_u8(const mr_dequantize_params *p, const uint8_t *in, float *out);
-void mr_dequantize_s16(const mr_dequantize_params *p, const int16_t *in, float *out);
+int mr_dequantize_s8(const mr_dequantize_params *p, const int8_t *in, float *out);
+int mr_dequantize_u8(const mr_dequantize_params *p, const uint8_t *in, float *out);
+int mr_dequantize_s16(const mr_dequantize_params *p, const int16_t *in, float *out);
 
 #endif

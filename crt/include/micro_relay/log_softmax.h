@@ -8,6 +8,6 @@ typedef struct {
     int32_t rows, depth;
 } mr_log_softmax_f32_params;
 
-void mr_log_softmax_f32(const mr_log_softmax_f32_params *p, const float *in, float *out);
+int mr_log_softmax_f32(const mr_log_softmax_f32_params *p, const float *in, float *out);
 
 #endif

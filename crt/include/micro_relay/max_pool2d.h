@@ -18,8 +18,8 @@ typedef struct {
     float act_min, act_max;
 } mr_max_pool2d_f32_params;
 
-void mr_max_pool2d_s8(const mr_max_pool2d_q_params *p, const int8_t *in, int8_t *out);
-void mr_max_pool2d_s16(const mr_max_pool2d_q_params *p, const int16_t *in, int16_t *out);
-void mr_max_pool2d_f32(const mr_max_pool2d_f32_params *p, const float *in, float *out);
+int mr_max_pool2d_s8(const mr_max_pool2d_q_params *p, const int8_t *in, int8_t *out);
+int mr_max_pool2d_s16(const mr_max_pool2d_q_params *p, const int16_t *in, int16_t *out);
+int mr_max_pool2d_f32(const mr_max_pool2d_f32_params *p, const float *in, float *out);
 
 #endif

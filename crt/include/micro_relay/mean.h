@@ -23,8 +23,8 @@ typedef struct {
     int32_t count;
 } mr_mean_f32_params;
 
-void mr_mean_s8(const mr_mean_q_params *p, const int8_t *in, int8_t *out);
-void mr_mean_s16(const mr_mean_q_params *p, const int16_t *in, int16_t *out);
-void mr_mean_f32(const mr_mean_f32_params *p, const float *in, float *out);
+int mr_mean_s8(const mr_mean_q_params *p, const int8_t *in, int8_t *out);
+int mr_mean_s16(const mr_mean_q_params *p, const int16_t *in, int16_t *out);
+int mr_mean_f32(const mr_mean_f32_params *p, const float *in, float *out);
 
 #endif

@@ -20,8 +20,8 @@ typedef struct {
     float act_min, act_max;
 } mr_multiply_f32_params;
 
-void mr_multiply_s8(const mr_multiply_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
-void mr_multiply_s16(const mr_multiply_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
-void mr_multiply_f32(const mr_multiply_f32_params *p, const float *a, const float *b, float *out);
+int mr_multiply_s8(const mr_multiply_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+int mr_multiply_s16(const mr_multiply_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
+int mr_multiply_f32(const mr_multiply_f32_params *p, const float *a, const float *b, float *out);
 
 #endif

@@ -16,6 +16,6 @@ typedef struct {
     const void *value;                 /* one element: the pad value, in the tensor's own type */
 } mr_pad_params;
 
-void mr_pad(const mr_pad_params *p, const void *in, void *out);
+int mr_pad(const mr_pad_params *p, const void *in, void *out);
 
 #endif

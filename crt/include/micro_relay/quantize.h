@@ -18,18 +18,18 @@ typedef struct {
     int32_t mult, shift; /* in_s / out_s */
 } mr_requantize_params;
 
-void mr_quantize_f32_s8(const mr_quantize_f32_params *p, const float *in, int8_t *out);
-void mr_quantize_f32_s16(const mr_quantize_f32_params *p, const float *in, int16_t *out);
+int mr_quantize_f32_s8(const mr_quantize_f32_params *p, const float *in, int8_t *out);
+int mr_quantize_f32_s16(const mr_quantize_f32_params *p, const float *in, int16_t *out);
 
-void mr_quantize_s8_s8(const mr_requantize_params *p, const int8_t *in, int8_t *out);
-void mr_quantize_s8_u8(const mr_requantize_params *p, const int8_t *in, uint8_t *out);
-void mr_quantize_s8_s16(const mr_requantize_params *p, const int8_t *in, int16_t *out);
-void mr_quantize_s8_s32(const mr_requantize_params *p, const int8_t *in, int32_t *out);
-void mr_quantize_s16_s8(const mr_requantize_params *p, const int16_t *in, int8_t *out);
-void mr_quantize_s16_s16(const mr_requantize_params *p, const int16_t *in, int16_t *out);
-void mr_quantize_s16_s32(const mr_requantize_params *p, const int16_t *in, int32_t *out);
-void mr_quantize_s32_s8(const mr_requantize_params *p, const int32_t *in, int8_t *out);
-void mr_quantize_s32_s16(const mr_requantize_params *p, const int32_t *in, int16_t *out);
-void mr_quantize_u8_s8(const mr_requantize_params *p, const uint8_t *in, int8_t *out);
+int mr_quantize_s8_s8(const mr_requantize_params *p, const int8_t *in, int8_t *out);
+int mr_quantize_s8_u8(const mr_requantize_params *p, const int8_t *in, uint8_t *out);
+int mr_quantize_s8_s16(const mr_requantize_params *p, const int8_t *in, int16_t *out);
+int mr_quantize_s8_s32(const mr_requantize_params *p, const int8_t *in, int32_t *out);
+int mr_quantize_s16_s8(const mr_requantize_params *p, const int16_t *in, int8_t *out);
+int mr_quantize_s16_s16(const mr_requantize_params *p, const int16_t *in, int16_t *out);
+int mr_quantize_s16_s32(const mr_requantize_params *p, const int16_t *in, int32_t *out);
+int mr_quantize_s32_s8(const mr_requantize_params *p, const int32_t *in, int8_t *out);
+int mr_quantize_s32_s16(const mr_requantize_params *p, const int32_t *in, int16_t *out);
+int mr_quantize_u8_s8(const mr_requantize_params *p, const uint8_t *in, int8_t *out);
 
 #endif

@@ -15,8 +15,8 @@ typedef struct {
     int32_t size;
 } mr_relu_f32_params;
 
-void mr_relu_s8(const mr_relu_q_params *p, const int8_t *in, int8_t *out);
-void mr_relu_s16(const mr_relu_q_params *p, const int16_t *in, int16_t *out);
-void mr_relu_f32(const mr_relu_f32_params *p, const float *in, float *out);
+int mr_relu_s8(const mr_relu_q_params *p, const int8_t *in, int8_t *out);
+int mr_relu_s16(const mr_relu_q_params *p, const int16_t *in, int16_t *out);
+int mr_relu_f32(const mr_relu_f32_params *p, const float *in, float *out);
 
 #endif

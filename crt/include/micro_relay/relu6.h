@@ -13,8 +13,8 @@ typedef struct {
     int32_t size;
 } mr_relu6_f32_params;
 
-void mr_relu6_s8(const mr_relu6_q_params *p, const int8_t *in, int8_t *out);
-void mr_relu6_s16(const mr_relu6_q_params *p, const int16_t *in, int16_t *out);
-void mr_relu6_f32(const mr_relu6_f32_params *p, const float *in, float *out);
+int mr_relu6_s8(const mr_relu6_q_params *p, const int8_t *in, int8_t *out);
+int mr_relu6_s16(const mr_relu6_q_params *p, const int16_t *in, int16_t *out);
+int mr_relu6_f32(const mr_relu6_f32_params *p, const float *in, float *out);
 
 #endif

@@ -21,7 +21,8 @@
 
 #include "crt.h"
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+/* MR_FORCE_PORTABLE (a -D flag): every kernel takes its portable C path, on any core (MR_DSP and MR_DSP_ASM 0). */
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(MR_FORCE_PORTABLE)
 #include <arm_acle.h>
 #define MR_DSP 1
 #else

@@ -23,9 +23,9 @@ typedef struct {
     float beta;
 } mr_softmax_f32_params;
 
-void mr_softmax_s8_s8(const mr_softmax_q_params *p, const int8_t *in, int8_t *out);
-void mr_softmax_s8_s16(const mr_softmax_q_params *p, const int8_t *in, int16_t *out);
-void mr_softmax_s16_s16(const mr_softmax_s16_params *p, const int16_t *in, int16_t *out);
-void mr_softmax_f32(const mr_softmax_f32_params *p, const float *in, float *out);
+int mr_softmax_s8_s8(const mr_softmax_q_params *p, const int8_t *in, int8_t *out);
+int mr_softmax_s8_s16(const mr_softmax_q_params *p, const int8_t *in, int16_t *out);
+int mr_softmax_s16_s16(const mr_softmax_s16_params *p, const int16_t *in, int16_t *out);
+int mr_softmax_f32(const mr_softmax_f32_params *p, const float *in, float *out);
 
 #endif

@@ -15,6 +15,6 @@ typedef struct {
     int32_t steps[MR_STRIDED_SLICE_MAX_DIMS];   /* input element step per output index */
 } mr_strided_slice_params;
 
-void mr_strided_slice(const mr_strided_slice_params *p, const void *in, void *out);
+int mr_strided_slice(const mr_strided_slice_params *p, const void *in, void *out);
 
 #endif

@@ -5,8 +5,8 @@
 #include "crt.h"
 #include "elementwise.h"
 
-void mr_subtract_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
-void mr_subtract_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
-void mr_subtract_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out);
+int mr_subtract_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int8_t *out);
+int mr_subtract_s16(const mr_addsub_q_params *p, const int16_t *a, const int16_t *b, int16_t *out);
+int mr_subtract_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out);
 
 #endif

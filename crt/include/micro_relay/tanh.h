@@ -15,7 +15,7 @@ typedef struct {
     int32_t size;
 } mr_tanh_f32_params;
 
-void mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out);
-void mr_tanh_f32(const mr_tanh_f32_params *p, const float *in, float *out);
+int mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out);
+int mr_tanh_f32(const mr_tanh_f32_params *p, const float *in, float *out);
 
 #endif

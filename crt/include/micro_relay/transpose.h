@@ -15,6 +15,6 @@ typedef struct {
     int32_t in_step[MR_TRANSPOSE_MAX_DIMS];  /* in elements */
 } mr_transpose_params;
 
-void mr_transpose(const mr_transpose_params *p, const void *in, void *out);
+int mr_transpose(const mr_transpose_params *p, const void *in, void *out);
 
 #endif

@@ -3,14 +3,19 @@ runtime sources its kernels live in.
 
 The emitted text depends only on the graph and the plan: constants and parameter structs are numbered in
 emission order, nothing reads the clock, the environment or hash order, so compiling twice gives the same
-bytes. Weights are `static const` (flash) and aligned; the arena is one static aligned byte array, unless
-the application provides its own by defining NAME_EXTERNAL_ARENA to the name of a byte array of at least
-NAME_ARENA_SIZE bytes (for example placed in a linker section of its choice), or asks for a section with
-the compiler's `arena_section` option.
+bytes. Weights are `static const` (flash) and aligned. NAME_invoke_with(arena) runs the model on the caller's
+arena (NAME_ARENA_SIZE bytes, NAME_ARENA_ALIGN aligned), so one model can run in several threads, each on its
+own; NAME_invoke() runs it on the model's one static aligned byte array, unless the application provides its
+own by defining NAME_EXTERNAL_ARENA to the name of a byte array of at least NAME_ARENA_SIZE bytes (for example
+placed in a linker section of its choice), or asks for a section with the compiler's `arena_section` option.
+Every runtime call's status is checked (MR_TRY): invoke returns the first nonzero one. NAME.c stops with
+#error when built against a runtime of another C ABI (crt.h's MR_CRT_ABI_VERSION).
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +29,8 @@ from ..plan.memory_plan import MemoryPlan
 from .c_text import c_comment
 
 WEIGHT_ALIGN = 16
+ARENA_ALIGN = 16
+ARENA_BASE = "base"  # NAME_invoke_with's arena as a uint8_t *: what tensor and scratch pointers add offsets to
 
 _DTYPE_MACRO = {
     DType.FLOAT32: "MR_FLOAT32",
@@ -66,13 +73,13 @@ class EmitContext:
                     f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN}) = ",
                     render_array(t.data, t.type.dtype), ";")))
             return self.constant_names[tensor]
-        return f"(({t.type.dtype.c_type} *)({self.name}_arena_base + {self.plan.tensor_offset(tensor)}))"
+        return f"(({t.type.dtype.c_type} *)({ARENA_BASE} + {self.plan.tensor_offset(tensor)}))"
 
     def scratch(self) -> str:
         offset = self.plan.scratch_offset(self.node_index)
         if offset is None:
             raise AssertionError("kernel asked for scratch its op did not plan")
-        return f"((void *)({self.name}_arena_base + {offset}))"
+        return f"((void *)({ARENA_BASE} + {offset}))"
 
     def const_array(self, values, c_type: str) -> str:
         values = np.asarray(values)
@@ -213,6 +220,8 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
         "",
         f"/* Exact RAM the model needs for activations and scratch (one arena, planned at compile time). */",
         f"#define {macro}_ARENA_SIZE {plan.arena_bytes}",
+        f"/* The alignment {name}_invoke_with needs of an arena. */",
+        f"#define {macro}_ARENA_ALIGN {ARENA_ALIGN}",
         f"#define {macro}_NUM_INPUTS {len(graph.inputs)}",
         f"#define {macro}_NUM_OUTPUTS {len(graph.outputs)}",
         "",
@@ -220,12 +229,26 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
     lines += _io_macros(graph, macro, "INPUT", graph.inputs)
     lines += _io_macros(graph, macro, "OUTPUT", graph.outputs)
     lines += [
-        f"/* Run the model once. Returns 0 on success. Inputs may be overwritten: refill them before each call. */",
+        "/*",
+        f" * Running the model. {name}_invoke_with(arena) runs it once on the caller's arena: {macro}_ARENA_SIZE",
+        f" * bytes aligned to {macro}_ARENA_ALIGN, whose inputs were filled through {name}_input_of(arena, i); the",
+        f" * outputs are then at {name}_output_of(arena, i) until the arena's next run. Inputs may be overwritten:",
+        " * refill them before each run. It returns MR_OK (0), else the status of the first layer that failed,",
+        " * where it stopped (MR_ERR_* in micro_relay/crt.h), or MR_ERR_ARENA for a NULL or misaligned arena.",
+        " * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
+        f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).",
+        f" * {name}_invoke, {name}_input and {name}_output are the same on the model's one static arena (or",
+        f" * {macro}_EXTERNAL_ARENA): one run at a time. micro-relay's docs/runtime.md says more.",
+        " */",
         f"int {name}_invoke(void);",
+        f"int {name}_invoke_with(void *arena);",
         f"/* Input buffer `index` (inside the arena): fill it before {name}_invoke(). NULL for a bad index. */",
         f"void *{name}_input(int index);",
         f"/* Output buffer `index`: valid after {name}_invoke() until the next call. NULL for a bad index. */",
         f"const void *{name}_output(int index);",
+        f"/* The same buffers in `arena` (NULL for a NULL arena), for {name}_invoke_with(arena). */",
+        f"void *{name}_input_of(void *arena, int index);",
+        f"const void *{name}_output_of(const void *arena, int index);",
         f"size_t {name}_input_size(int index);",
         f"size_t {name}_output_size(int index);",
         "",
@@ -239,9 +262,63 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
     return "\n".join(lines)
 
 
-def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str) -> str:
+def _accessor(name: str, kind: str, ret: str, cases: list[str], default: str, arena: str = "") -> str:
+    """`ret NAME_kind(int index)`, or with `arena` (its parameter's type) `ret NAME_kind(arena, int index)`, NULL
+    for a NULL arena."""
     body = "".join(f"    case {i}: return {c};\n" for i, c in enumerate(cases))
-    return f"{ret} {name}_{kind}(int index)\n{{\n    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
+    guard = f"    if (arena == NULL) {{\n        return {default};\n    }}\n" if arena else ""
+    params = f"{arena}arena, int index" if arena else "int index"
+    head = f"{ret}{'' if ret.endswith('*') else ' '}{name}_{kind}({params})"
+    return f"{head}\n{{\n{guard}    switch (index) {{\n{body}    default: return {default};\n    }}\n}}\n"
+
+
+_STATEMENT_CALL = re.compile(r"(?:^|(?<=[;{}]))\s*(mr_[A-Za-z0-9_]*)\(")
+
+
+def _try_calls(statement: str) -> str:
+    """`statement` with every runtime call that stands as a statement, `mr_f(...);`, made MR_TRY(mr_f(...));
+    (crt.h), so that NAME_invoke_with returns the first status that is not MR_OK; calls within expressions (an
+    op's own check of a status) stay as they are."""
+    pieces, pos = [], 0
+    while (found := _STATEMENT_CALL.search(statement, pos)) is not None:
+        depth, end = 0, found.end(1)
+        for end in range(found.end(1), len(statement)):  # the call's closing parenthesis
+            depth += {"(": 1, ")": -1}.get(statement[end], 0)
+            if depth == 0:
+                break
+        if statement.startswith(";", end + 1):
+            pieces += [statement[pos:found.start(1)], f"MR_TRY({statement[found.start(1):end + 1]});"]
+        else:
+            pieces.append(statement[pos:end + 2])
+        pos = end + 2
+    return "".join(pieces) + statement[pos:]
+
+
+@functools.lru_cache(maxsize=None)
+def crt_abi_version() -> int:
+    """MR_CRT_ABI_VERSION, read from the runtime's crt.h (its one source)."""
+    from ..compiler import CRT_DIR  # not at the top: the compiler imports this module
+
+    crt_h = (CRT_DIR / "include" / "micro_relay" / "crt.h").read_text()
+    found = re.search(r"^#define MR_CRT_ABI_VERSION (\d+)$", crt_h, re.MULTILINE)
+    if found is None:
+        raise AssertionError("crt/include/micro_relay/crt.h defines no MR_CRT_ABI_VERSION")
+    return int(found.group(1))
+
+
+def _abi_check(name: str) -> str:
+    """#error naming both versions when NAME.c is built against a runtime of another C ABI (a --no-runtime build
+    against a runtime built separately). Version 1, from before versions, defines no MR_CRT_ABI_VERSION; older
+    ones are named one by one; a later one, which this compiler cannot know, by a #pragma message just before."""
+    version, text = crt_abi_version(), f"{name.upper()}_ABI_TEXT"
+    said = f'#error "micro_relay: {name}.c needs C runtime ABI version {version}; micro_relay/crt.h is'
+    lines = ["#if !defined(MR_CRT_ABI_VERSION)", f'{said} version 1 (it defines no MR_CRT_ABI_VERSION)"']
+    for older in range(2, version):
+        lines += [f"#elif MR_CRT_ABI_VERSION == {older}", f'{said} version {older}"']
+    lines += [f"#elif MR_CRT_ABI_VERSION != {version}", f"#define {text}_(v) #v", f"#define {text}(v) {text}_(v)",
+              f'#pragma message("micro_relay/crt.h: MR_CRT_ABI_VERSION " {text}(MR_CRT_ABI_VERSION))',
+              f'{said} another version (MR_CRT_ABI_VERSION, in the message above)"', "#endif"]
+    return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)
@@ -267,7 +344,7 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         ctx.node_index = node_index
         where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
         call = low.kernel.emit(ctx, node, low.params, low.plan)
-        calls.append(f"    {where}\n    {call}" if call else f"    {where}")
+        calls.append(f"    {where}\n    {_try_calls(call)}" if call else f"    {where}")
         headers.update(low.plan.sources[:1])
         adapters.update(low.plan.adapters)
         for k in low.plan.sources:
@@ -282,12 +359,18 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         f"extern uint8_t {macro}_EXTERNAL_ARENA[];\n"
         f"#define {name}_arena_base {macro}_EXTERNAL_ARENA\n"
         f"#else\n"
-        f"static uint8_t {name}_arena[{max(plan.arena_bytes, 1)}] MR_ALIGNED(16){section};\n"
+        f"static uint8_t {name}_arena[{max(plan.arena_bytes, 1)}] MR_ALIGNED({ARENA_ALIGN}){section};\n"
         f"#define {name}_arena_base {name}_arena\n"
         f"#endif\n"
     )
-    inputs = [ctx.tensor(n) for n in graph.inputs]
-    outputs = [ctx.tensor(n) for n in graph.outputs]
+
+    def buffer(tensor: str, const: str) -> str:  # the tensor in NAME_input_of's / NAME_output_of's arena
+        if graph.tensors[tensor].is_constant:
+            return ctx.tensor(tensor)
+        return f"({const}uint8_t *)arena + {plan.tensor_offset(tensor)}"
+
+    inputs = [buffer(n, "") for n in graph.inputs]
+    outputs = [buffer(n, "const ") for n in graph.outputs]
     head = [
         f"/* Generated by micro-relay {__version__} from {c_comment(source)}. Do not edit. */",
         f'#include "{name}.h"',
@@ -296,13 +379,20 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "#include <math.h>",
         "",
         includes,
+        _abi_check(name),
         arena,
     ]
     tail = [
         "",
-        f"int {name}_invoke(void)\n{{\n" + "\n".join(calls) + "\n    return 0;\n}\n",
-        _accessor(name, "input", "void *", [f"(void *){p}" for p in inputs], "NULL"),
-        _accessor(name, "output", "const void *", [f"(const void *){p}" for p in outputs], "NULL"),
+        f"int {name}_invoke(void) {{ return {name}_invoke_with({name}_arena_base); }}\n"
+        f"int {name}_invoke_with(void *arena)\n{{\n"
+        f"    uint8_t *const {ARENA_BASE} = (uint8_t *)arena;\n"
+        f"    if ({ARENA_BASE} == NULL || (uintptr_t){ARENA_BASE} % {ARENA_ALIGN}u != 0u) {{\n"
+        f"        return MR_ERR_ARENA;\n    }}\n" + "\n".join(calls) + "\n    return 0;\n}\n",
+        _accessor(name, "input_of", "void *", inputs, "NULL", "void *"),
+        _accessor(name, "output_of", "const void *", outputs, "NULL", "const void *"),
+        f"void *{name}_input(int index)\n{{\n    return {name}_input_of({name}_arena_base, index);\n}}\n",
+        f"const void *{name}_output(int index)\n{{\n    return {name}_output_of({name}_arena_base, index);\n}}\n",
         _accessor(name, "input_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.inputs], "0"),
         _accessor(name, "output_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.outputs], "0"),
     ]

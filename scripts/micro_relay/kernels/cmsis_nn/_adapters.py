@@ -131,12 +131,6 @@ def function_of(node, p: dict) -> str:
     return "arm_fully_connected_per_channel_s8" if len(p["mult"]) > 1 else "arm_fully_connected_s8"
 
 
-def checked(call: str) -> str:
-    """An adapter call statement: a nonzero return (CMSIS-NN refused its arguments, which the checks above
-    should make impossible) makes the model's invoke fail instead of returning garbage."""
-    return f"if ({call.rstrip(';')} != 0) {{ return 1; }}"
-
-
 class CmsisNnKernel(Kernel):
     """A node on CMSIS-NN: the adapter's buffer as scratch, no lagged overlap (CMSIS-NN's kernels do not promise
     our access order), the adapter source with the model."""

@@ -14,7 +14,7 @@ from ..registry import kernel
 from ._conv_call import emit_call, function_name
 
 SOURCES = ("conv2d", "conv2d_dsp")  # mr_conv2d.c; mr_conv2d_dsp.c holds the DSP overrides of the same names
-PORTABLE_S8 = "mr_conv2d_s8"  # the int8 entry that every build keeps portable
+PORTABLE_S8 = "mr_conv2d_s8_portable"  # the int8 entry that every build keeps portable (a DSP build too)
 
 
 def conv_overlap_delta(graph, node, p: dict, tile: int) -> int:

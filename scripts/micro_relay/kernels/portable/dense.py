@@ -8,7 +8,7 @@ from ..base import Kernel, KernelPlan
 from ..registry import kernel
 
 SOURCES = ("dense",)
-PORTABLE_S8 = "mr_dense_s8"  # the int8 entry that every build keeps portable
+PORTABLE_S8 = "mr_dense_s8_portable"  # the int8 entry that every build keeps portable (a DSP build too)
 
 
 def emit_dense(ctx, node, p: dict, function: str, folded_bias: bool = True, requant=None) -> str:
