@@ -1,7 +1,7 @@
 /* The CMSIS-NN kernel backend (micro-relay compile --kernels cmsis-nn): adapters that take the parameter
  * structs our kernels take, build CMSIS-NN's structs from them at run time and call CMSIS-NN's int8 functions.
  *
- * The compiler (scripts/micro_relay/ops/_cmsis_nn.py) calls an adapter only for a layer CMSIS-NN computes
+ * The compiler (scripts/micro_relay/kernels/cmsis_nn/) calls an adapter only for a layer CMSIS-NN computes
  * bit-exactly and hands it exactly the scratch CMSIS-NN's *_get_buffer_size asks for (portable C or DSP
  * builds with GCC). Each returns a kernel status (micro_relay/crt.h): MR_OK, or MR_ERR_CMSIS_NN when CMSIS-NN
  * refused the arguments (the model's invoke then fails with it). This header needs only the runtime's headers;

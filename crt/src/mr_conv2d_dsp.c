@@ -36,7 +36,7 @@ static MR_ALWAYS_INLINE int conv_is_pointwise(const mr_conv_geometry *g)
            g->pad_left == 0 && g->out_h == g->in_h && g->out_w == g->in_w && g->filter_c == g->in_c;
 }
 
-/* The entry point the compiler calls for g (ops/conv2d.py _suffix). */
+/* The entry point the compiler calls for g (kernels/arm_dsp/conv2d.py _suffix). */
 static int conv_entry(const mr_conv_geometry *g)
 {
     return !conv_is_pointwise(g) || g->in_c > 16 ? CONV_ANY : g->in_c <= 8 ? CONV_PW8 : CONV_PW16;
@@ -115,7 +115,7 @@ int32_t mr_conv2d_s8_tile_pixels(const mr_conv_geometry *g, int32_t scratch_byte
  * Extending the weights once per tile instead of once per pixel pair takes 4 SXTB16 and 2 LDR out of every
  * 16 MACs, and frees the register that keeps the job's address through the loop. The compiler sizes the tile:
  * MR_POINTWISE_TILE pixels by default, more (up to the whole layer, each filter then extended once) when the
- * arena has the room anyway (ops/conv2d.py scratch_variants, plan/room.py).
+ * arena has the room anyway (kernels/arm_dsp/conv2d.py variants, plan/room.py).
  * Channels whose constants mr_requant_zp does not cover, clamps narrower than int8 and an odd last channel
  * take tile_pairs' raw accumulators and C's requantize_slow.
  * Every window starts from the bias and takes x - zp (0 for taps outside the image), so no border case.
@@ -809,8 +809,8 @@ static MR_CONV_NOINLINE void extend16_pairs(const int8_t *src, int32_t pairs, in
  * once a call; a pixel's padding blocks keep whatever the scratch held (their products with the zero weights are
  * 0). Other channel pairs take tile_pairs (one pass entering at the first block) and requantize_slow. With 16
  * channels a tile's pixel pairs are extended by one extend16_pairs call. Up to 64 output channels the scratch
- * starts with a weight slot per channel pair, all extended once a call (ops/conv2d.py dsp_scratch_bytes: 2 KB at
- * most, within the layer's tensors on the shared models); above, one slot refilled per tile and pair as in
+ * starts with a weight slot per channel pair, all extended once a call (kernels/arm_dsp/conv2d.py
+ * dsp_scratch_bytes: 2 KB at most, within the layer's tensors on the shared models); above, one slot refilled per tile and pair as in
  * mr_conv2d_s8. person_detect's 16-channel layer (576 pixels, 32 outputs): 543,400 -> 463,520 instructions
  * (1.57 a MAC); what is left per tile and channel pair is the C loop and the requantization constants.
  */

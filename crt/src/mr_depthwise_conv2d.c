@@ -145,7 +145,7 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
 /*
  * Depth multiplier 1 or a multiple of 4 on DSP cores: batch > output row > chunk of at most MR_DW_CHUNK output
  * pixels > block of 4 output channels > pixel, so all of row oy is written before row oy + 1 (the order
- * ops/_overlap.py relies on). Once per call every block's header goes to the arena scratch: its biases, its
+ * kernels/overlap.py relies on). Once per call every block's header goes to the arena scratch: its biases, its
  * requantization constants (mr_requant_zp) and whether they cover all four channels, the clamp as four bytes
  * each, and its k_h * k_w taps of weights sign-extended into channel pairs (0, 2) and (1, 3) (SXTB16). The
  * chunks' column ranges follow. Per (row, chunk, block), the input columns the chunk's windows read, k_h filter
@@ -503,7 +503,7 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
  * written once (MR_DW_PIXELS_3X3) for two routines: dw_pixels_3x3 tests each pixel (3 instructions) for a raw
  * block (channels mr_requant_zp does not cover), whose four sums of each pixel go to out as int32 instead;
  * dw_pixels_3x3_fast leaves the test out, for the entry point the compiler picks only when every channel is
- * covered (ops/depthwise_conv2d.py _asm_requantizes).
+ * covered (kernels/arm_dsp/depthwise_conv2d.py _asm_requantizes).
  */
 #define MR_DW_RAW_TEST                                                                                         \
     "ldr %[t0], [%[h], #84]\n\t"                                                                                \
@@ -743,8 +743,8 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
     }
 }
 
-/* The least scratch dw_s8_strip works in, without rolling strips (ops/depthwise_conv2d.py dsp_scratch_bytes): the
- * blocks' headers, the chunks (an even count), for 3x3 windows a chunk's raw sums, and one strip of k_h rows of
+/* The least scratch dw_s8_strip works in, without rolling strips (kernels/arm_dsp/depthwise_conv2d.py
+ * dsp_scratch_bytes): the blocks' headers, the chunks (an even count), for 3x3 windows a chunk's raw sums, and one strip of k_h rows of
  * the first (widest) chunk's span. The strip entry points check it before they touch the scratch. */
 static int32_t dw_strip_bytes(const mr_conv_geometry *g, int is_3x3)
 {

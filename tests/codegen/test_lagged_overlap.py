@@ -1,5 +1,5 @@
 """Lagged in-place in the generated C: one convolution, depthwise convolution or pool per model, its output
-planned to start exactly `delta` bytes below its input (the most overlap the op declares, ops/_overlap.py),
+planned to start exactly `delta` bytes below its input (the most overlap the op declares, kernels/overlap.py),
 and the compiled C still bit-exact with TFLite Micro. Each case covers one kernel path the declaration
 distinguishes: the int8 pointwise tiles (narrow rows, wide rows, several images), the window walks (stride,
 padding, dilation, depth multiplier), int16 and float, and both pools."""

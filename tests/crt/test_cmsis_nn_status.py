@@ -9,7 +9,7 @@ import subprocess
 from cmsis_nn.conftest import cmsis_nn_root, host_cmsis_nn  # noqa: F401 (fixtures)
 from support.c_harness import STRICT_FLAGS
 from micro_relay.compiler import CRT_DIR
-from micro_relay.ops._cmsis_nn import conv2d_buffer_bytes
+from micro_relay.kernels.cmsis_nn._adapters import conv2d_buffer_bytes
 from micro_relay.ops._conv_common import Geometry
 
 # a 3x3 SAME convolution over 4 channels: CMSIS-NN's im2col path, which needs its buffer

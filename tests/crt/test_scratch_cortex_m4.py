@@ -1,9 +1,9 @@
 """Kernel status on the Cortex-M4 (mps2-an386 under QEMU), where the int8 conv2d and depthwise DSP paths live.
 
 Each named layer shape is run straight through its DSP entry point (mr_conv2d_s8, _pw8, _pw16 and the five
-depthwise strip entries) with the least scratch the compiler plans for it (ops/conv2d.py and
-ops/depthwise_conv2d.py dsp_scratch_bytes): MR_OK and the portable path's output (mr_conv2d_s8_portable, the
-depthwise window walk), bit for bit. With one byte less, or a NULL scratch, the entry returns MR_ERR_SCRATCH and
+depthwise strip entries) with the least scratch the compiler plans for it (dsp_scratch_bytes of
+kernels/arm_dsp/conv2d.py and depthwise_conv2d.py): MR_OK and the portable path's output (mr_conv2d_s8_portable,
+the depthwise window walk), bit for bit. With one byte less, or a NULL scratch, the entry returns MR_ERR_SCRATCH and
 writes nothing. mr_dense_s8 (the DSP path) equals mr_dense_s8_portable.
 
 Built with -DMR_FORCE_PORTABLE, every entry takes the portable path: the same outputs, and short scratch is
@@ -28,8 +28,8 @@ from micro_relay.bench.run import run_qemu, samples
 from micro_relay.compiler import CRT_DIR, compile_graph, prepare_graph, write_output
 from micro_relay.examples.kws_model import build_kws_model
 from micro_relay.ops._conv_common import Geometry
-from micro_relay.ops.conv2d import dsp_scratch_bytes as conv_scratch_bytes
-from micro_relay.ops.depthwise_conv2d import dsp_scratch_bytes as dw_scratch_bytes, uses_strip
+from micro_relay.kernels.arm_dsp.conv2d import dsp_scratch_bytes as conv_scratch_bytes
+from micro_relay.kernels.arm_dsp.depthwise_conv2d import dsp_scratch_bytes as dw_scratch_bytes, uses_strip
 
 BOARD = "mps2-an386"
 KERNELS = ("conv2d", "conv2d_dsp", "depthwise_conv2d", "dense")
@@ -309,12 +309,13 @@ def _bench_build(folder: Path, model, flags: tuple[str, ...], inputs: list[np.nd
 
 
 def test_force_portable_model_matches_tflite_micro_and_the_dsp_build(arm_tools, tmp_path):
-    """The kws example on the Cortex-M4 built with and without -DMR_FORCE_PORTABLE: both give TFLite Micro's
-    output; only the portable build links mr_conv2d_s8_portable and mr_dense_s8_portable."""
+    """The kws example compiled for --target cortex-m4 (the DSP entry points), on the Cortex-M4, built with and
+    without -DMR_FORCE_PORTABLE: both give TFLite Micro's output; only the portable build links
+    mr_conv2d_s8_portable and mr_dense_s8_portable."""
     model_bytes = build_kws_model()
     path = tmp_path / "kws.tflite"
     path.write_bytes(model_bytes)
-    model = compile_graph(prepare_graph(path), "kws", path.name)
+    model = compile_graph(prepare_graph(path), "kws", path.name, target="cortex-m4")
     x = np.random.default_rng(11).integers(-128, 128, (1, 49, 10, 1), dtype=np.int64).astype(np.int8)
     want = tflm_run(model_bytes, [x])[0].reshape(-1)
     dsp_out, dsp_symbols = _bench_build(tmp_path / "dsp", model, (), [x])

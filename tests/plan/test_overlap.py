@@ -1,5 +1,5 @@
-"""Lagged in-place: the overlap delta of window kernels (ops/_overlap.py) on named shapes, worked out by hand,
-and the ops' declarations (OpDef.overlap_delta) picking the kernel path the emitter calls."""
+"""Lagged in-place: the overlap delta of window kernels (kernels/overlap.py) on named shapes, worked out by hand,
+and the ops' declarations (KernelPlan.overlap_delta) picking the kernel path the emitter calls."""
 
 from __future__ import annotations
 

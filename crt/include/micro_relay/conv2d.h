@@ -18,7 +18,7 @@
 #endif
 
 /* Pointwise convolutions go in tiles of at most this many flattened pixels: all of a tile's reads and writes
- * finish before the next tile starts (the memory planner relies on it: ops/_overlap.py POINTWISE_TILE). */
+ * finish before the next tile starts (the memory planner relies on it: kernels/overlap.py POINTWISE_TILE). */
 #define MR_POINTWISE_TILE 16
 
 /* Static shape of a window walk. For transpose conv, in_* is the scattered input, out_* the output. */

@@ -25,7 +25,7 @@ class KernelPlan:
 
     scratch_bytes: int = 0  # arena scratch the kernel needs while it runs, planned like a tensor live at its step
     # lagged in-place: the largest offset(output) - offset(input 0) at which the kernel's writes never reach input
-    # bytes it still has to read (ops/_overlap.py); None: output and input 0 are kept apart unless the op is inplace
+    # bytes it still has to read (kernels/overlap.py); None: output and input 0 are kept apart unless the op is inplace
     overlap_delta: int | None = None
     entry: str = ""  # the runtime function called, where variants of one op call different ones ("" otherwise)
     sources: tuple[str, ...] = ()  # runtime sources crt/src/mr_<stem>.c; the first also names the header

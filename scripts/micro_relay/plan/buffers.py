@@ -20,7 +20,7 @@ turns a graph and an order into buffers:
    c. the output has exactly as many bytes as input 0's buffer and as many elements as input 0 (so an
       element-wise kernel reads in0[i] at the index where it writes out[i]);
    d. no other input of the node lives in that buffer (the kernel only promises that out == in0 is safe).
-4. Lagged overlap. An op whose kernel declares `overlap_delta` (convolutions and pools, ops/_overlap.py: the
+4. Lagged overlap. An op whose kernel declares `overlap_delta` (convolutions and pools, kernels/overlap.py: the
    largest offset(output) - offset(input 0) at which its writes never reach input bytes it still has to
    read) gives its output buffer a permission on input 0's buffer when 3a, 3b and 3d hold at its step (the
    input's bytes are dead once this node has read them) and the output did not join that buffer: the two

@@ -2,7 +2,7 @@
 
 plan_memory(lowered, planners, orders):
   1. read from the lowering (lower/) the scratch bytes each node's kernel needs and its overlap delta (how far
-     below its input its output may start, ops/_overlap.py);
+     below its input its output may start, kernels/overlap.py);
   2. for each candidate order (orders/, in ORDERS order) build the order, check it is a topological order of
      all nodes, and skip it if an earlier candidate gave the same order;
   3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, lagged overlap permissions,

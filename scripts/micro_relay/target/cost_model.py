@@ -25,8 +25,9 @@ from ..ops._conv_common import Geometry, is_pointwise
 
 COEFFICIENTS = Path(__file__).with_name("cortex_m4_coefficients.json")
 
-# Output pixels per strip fill of the depthwise DSP path (DSP_CHUNK in ops/depthwise_conv2d.py, MR_DW_CHUNK in
-# crt/src/mr_depthwise_conv2d.c); kept here so that the cost model does not import the op it decides for.
+# Output pixels per strip fill of the depthwise DSP path (DSP_CHUNK in kernels/arm_dsp/depthwise_conv2d.py,
+# MR_DW_CHUNK in crt/include/micro_relay/depthwise_conv2d.h); kept here so that the cost model does not import the
+# kernel it decides for (tests/kernels/test_layouts.py ties the three).
 STRIP_CHUNK = 16
 
 
@@ -112,7 +113,7 @@ def strip_fills(g: Geometry) -> int:
 
 def slow_blocks(p: dict) -> int:
     """Blocks of 4 channels the 3x3 assembly cannot requantize (mr_requant_zp_of needs mult >= 0 and a shift in
-    [-21, -2]): their sums are requantized in C (ops/depthwise_conv2d.py kernel_path). None when the layer takes
+    [-21, -2]): their sums are requantized in C (kernels/arm_dsp/depthwise_conv2d.py report). None when the layer takes
     the _strip3x3_shift1 entry point (out_c a multiple of 4, every shift in [-21, -1] with mult >= 0), whose
     assembly holds shift -1 too at 3 more instructions an output (left to the fit's per-output cost)."""
     g: Geometry = p["geometry"]
@@ -180,7 +181,7 @@ FEATURES = {
 # -- paths -------------------------------------------------------------------------------------------------
 
 def conv2d_path(g: Geometry) -> str:
-    """The path mr_conv2d_s8 takes (ops/conv2d.py emit)."""
+    """The path mr_conv2d_s8 takes (kernels/arm_dsp/conv2d.py _suffix)."""
     if is_pointwise(g):
         if g.in_c <= 16:
             return "conv2d_pointwise8" if g.in_c <= 8 else "conv2d_pointwise16"
@@ -205,7 +206,7 @@ def depthwise_candidates(g: Geometry) -> tuple[str, ...]:
 
 
 def dense_path(p: dict) -> str | None:
-    """mr_dense_s8's loops (ops/dense.py _kernel_paths); None: zero points not folded (no fitted path)."""
+    """mr_dense_s8's loops (kernels/arm_dsp/dense.py report); None: zero points not folded (no fitted path)."""
     if "folded_bias" not in p:
         return None
     return "dense_units" if p["units"] < 4 or p["depth"] < 4 else "dense_blocks"
