@@ -1,9 +1,10 @@
 """Test-only ops and a small graph builder for the planner tests.
 
-The planner only asks an op whether it is an alias, whether it may run in place, how much scratch it needs
-and how far below its input its output may start (overlap_delta), so the tests register tiny ops of their
-own (names under `test.plan.`, inference only) instead of depending on real kernels. Tensors are int8
-vectors, so a tensor of N elements is N bytes.
+The planner only asks an op whether it is an alias and whether it may run in place, and the op's kernel how
+much scratch it needs and how far below its input its output may start (KernelPlan.overlap_delta), so the
+tests register tiny ops of their own (names under `test.plan.`, inference only) and portable kernels for them
+that plan only those numbers, instead of depending on real kernels. Tensors are int8 vectors, so a tensor
+of N elements is N bytes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from micro_relay.ir.graph import Graph, Node, Tensor
 from micro_relay.ir.registry import OpDef, all_ops, register
 from micro_relay.ir.types import DType, TensorType
+from micro_relay.kernels.base import Kernel, KernelPlan
+from micro_relay.kernels.registry import kernel
 
 UNARY = "test.plan.unary"
 BINARY = "test.plan.binary"
@@ -61,23 +64,14 @@ class _Alias(_TestOp):
 class _Scratch(_TestOp):
     name = SCRATCH
 
-    def scratch_bytes(self, graph, node, params):
-        return node.attrs["scratch"]
-
 
 class _Lagged(_TestOp):
     name = LAGGED
     num_inputs = (1, 2)
 
-    def overlap_delta(self, graph, node, params):
-        return node.attrs["delta"]
-
 
 class _Roomy(_TestOp):
     name = ROOMY
-
-    def scratch_bytes(self, graph, node, params):
-        return node.attrs.get("scratch", node.attrs["base"])
 
     def scratch_variants(self, graph, node, params):
         return () if "scratch" in node.attrs else tuple({"scratch": s} for s in node.attrs["offers"])
@@ -88,11 +82,47 @@ class _Roomy(_TestOp):
         return entry + "_roomy" if entry and "scratch" in node.attrs else entry
 
 
+class _TestKernel(Kernel):
+    """A test op's portable kernel: no scratch, no overlap, no runtime sources, unless a subclass plans some."""
+
+    backend = "portable"
+
+
+class _ScratchKernel(_TestKernel):
+    op = SCRATCH
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(scratch_bytes=node.attrs["scratch"])
+
+
+class _LaggedKernel(_TestKernel):
+    op = LAGGED
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(overlap_delta=node.attrs["delta"])
+
+
+class _RoomyKernel(_TestKernel):
+    op = ROOMY
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(scratch_bytes=node.attrs.get("scratch", node.attrs["base"]))
+
+
+_KERNELS = (_ScratchKernel, _LaggedKernel, _RoomyKernel,
+            *(type(f"_Kernel_{op}", (_TestKernel,), {"op": op})
+              for op in (UNARY, BINARY, CONCAT, INPLACE_UNARY, INPLACE_BINARY, ALIAS)))
+
 all_ops()  # load the real ops first: the registry only loads them while it is empty
 for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged, _Roomy):
     try:
         register(_cls)
     except RuntimeError:  # another import of this module registered it already
+        pass
+for _cls in _KERNELS:
+    try:
+        kernel(_cls)
+    except RuntimeError:  # likewise
         pass
 
 
