@@ -7,6 +7,7 @@ Each op lives in its own file under `micro_relay/ops/` and registers one `OpDef`
   biases), computed once per compile (lower/), shared by the reference interpreter and the kernels so that
   both run the same arithmetic; it refuses what no kernel can compute exactly;
 - `reference`: numpy semantics, bit-exact with TFLite Micro for integer types.
+- `macs`: multiply-accumulates per inference (reports and benchmarks).
 How a core runs the op (scratch, access order, the C call, the cost) belongs to its kernels (kernels/).
 Ops that only reinterpret memory (reshape) set `alias = True`: the planner gives the output the input's bytes;
 element-wise ops set `inplace = True`: out[i] depends on in0[i] only, so the output may take input 0's bytes.
@@ -47,8 +48,6 @@ class OpDef:
     num_inputs: ClassVar[tuple[int, int]] = (1, 1)  # (min, max); absent optional inputs are ""
     alias: ClassVar[bool] = False  # output is the input's bytes reinterpreted (no copy)
     inplace: ClassVar[bool] = False  # output may take the bytes of input 0 when that input dies here
-    # runtime sources (crt/src/mr_<kernel>.c) this op calls; the first also names its header (micro_relay/<kernel>.h)
-    kernels: ClassVar[tuple[str, ...]] = ()
 
     def infer(self, graph: Graph, node: Node) -> list[TensorType]:
         raise NotImplementedError
@@ -60,26 +59,9 @@ class OpDef:
     def reference(self, graph: Graph, node: Node, params: dict, inputs: list[np.ndarray]) -> list[np.ndarray]:
         raise NotImplementedError
 
-    def emit(self, ctx, node: Node, params: dict) -> str:
-        raise NotImplementedError
-
-    def scratch_bytes(self, graph: Graph, node: Node, params: dict) -> int:
-        """Bytes of arena scratch the kernel needs while it runs (planned like a tensor live at this node)."""
-        return 0
-
-    def overlap_delta(self, graph: Graph, node: Node, params: dict) -> int | None:
-        """Lagged in-place: the largest offset(output) - offset(input 0), in bytes (negative: the output starts
-        below its input), at which the kernel's writes never reach input bytes it has still to read, so the
-        output may overlap the dead part of input 0 (ops/_overlap.py). None (the default): no overlap; the
-        planner then keeps the two apart unless the op is `inplace`."""
-        return None
-
     def macs(self, graph: Graph, node: Node) -> int:
         """Multiply-accumulates per inference (for reports and benchmarks)."""
         return 0
-
-    def kernel_sources(self, graph: Graph, node: Node) -> tuple[str, ...]:
-        return self.kernels
 
 
 _REGISTRY: dict[str, OpDef] = {}

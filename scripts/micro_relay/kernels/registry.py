@@ -34,11 +34,6 @@ def _load() -> None:
         package = importlib.import_module(f"{__package__}.{backend}")
         for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__)):
             importlib.import_module(f"{package.__name__}.{module}")
-    from ..ir.registry import all_ops
-    from .portable._from_op import OpHookKernel
-
-    for name in all_ops():  # TRANSITIONAL: ops whose portable kernel is not yet a file of its own
-        _KERNELS.setdefault((name, "portable"), OpHookKernel(name))
 
 
 def kernels_for(op: str, backends: tuple[str, ...]) -> list[Kernel]:

@@ -1,4 +1,4 @@
-"""Helpers shared by the element-wise ops: broadcasting, dtype checks, C initializers, quantized rounding.
+"""Helpers shared by the element-wise ops: broadcasting, dtype checks, quantized rounding.
 
 Broadcasting follows numpy (and TFLite's BroadcastBinaryOpSimple, up to 6 dimensions): shapes align on the
 right, a dimension of 1 stretches. The C kernels do not walk the full shape: `broadcast_layout` merges
@@ -17,8 +17,7 @@ from ..arith.fixedpoint import mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multipliers, round_half_away, round_to_int32_saturating
 from ..ir.registry import OpDef, op_where
 from ..ir.types import DType, TensorType
-from ._common import (ACTIVATION, apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant,
-                      types)
+from ._common import ACTIVATION, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 
 MAX_BROADCAST_RANK = 6
 
@@ -71,15 +70,6 @@ def broadcast_layout(a: tuple, b: tuple, out: tuple) -> dict:
             "b_strides": strides([p for _, _, p in axes])}
 
 
-def c_broadcast(layout: dict) -> str:
-    """C99 initializer of an mr_broadcast struct (elementwise.h)."""
-    def arr(values):
-        return "{" + ", ".join(str(int(v)) for v in values) + "}" if values else "{0}"
-
-    return (f"{{ .rank = {layout['rank']}, .dims = {arr(layout['dims'])}, "
-            f".a_strides = {arr(layout['a_strides'])}, .b_strides = {arr(layout['b_strides'])} }}")
-
-
 def same_dtype(graph, node, allowed: tuple) -> DType:
     """The dtype every input and the output share, which must be one of `allowed`."""
     dtypes = {t.dtype for t in types(graph, node) if t is not None} | {out_type(graph, node).dtype}
@@ -127,10 +117,6 @@ def float_input_multiplier(scale: float, integer_bits: int) -> tuple[int, int, i
     return multiplier, max(shift, -31), min(radius, 256)
 
 
-def c_floats(params: dict, *names: str) -> dict:
-    return {n: c_float(params[n]) for n in names}
-
-
 class BinaryOp(OpDef):
     """add / subtract / multiply: numpy broadcasting, fused activation, int8, int16 and float32.
 
@@ -141,7 +127,6 @@ class BinaryOp(OpDef):
     attrs = {"activation": ACTIVATION}
     num_inputs = (2, 2)
     inplace = True
-    params_struct = ""  # C parameter struct mr_<this>_{q,f32}_params; empty: the kernel's own name
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     def infer(self, graph, node):
@@ -175,25 +160,6 @@ class BinaryOp(OpDef):
     def macs(self, graph, node):
         return out_type(graph, node).size
 
-    def emit(self, ctx, node, p):
-        kernel = self.kernels[0]
-        struct_base = self.params_struct or kernel
-        fields = {"bc": c_broadcast(p["layout"]), "size": p["size"]}
-        if p["kind"] == "f32":
-            fields.update(c_floats(p, "act_min", "act_max"))
-            struct = f"mr_{struct_base}_f32_params"
-        else:
-            fields.update({k: p[k] for k in self.c_fields})
-            fields.update(act_min=p["act_min"], act_max=p["act_max"])
-            struct = f"mr_{struct_base}_q_params"
-        a, b = node.inputs
-        params = ctx.params(struct, fields)
-        return f"mr_{kernel}_{p['kind']}({params}, {ctx.tensor(a)}, {ctx.tensor(b)}, {ctx.tensor(node.outputs[0])});"
-
-
-ADDSUB_FIELDS = ("a_offset", "b_offset", "out_offset", "left_shift", "a_mult", "a_shift", "b_mult", "b_shift",
-                 "out_mult", "out_shift")
-
 
 def addsub_params(graph, node, qa, qb, qo, dtype: DType) -> dict:
     """ADD/SUB multipliers: inputs rescaled to 2*max(s1, s2) after a left shift of 20 (int8) or 15 (int16).
@@ -217,9 +183,3 @@ def addsub_fn(p: dict, a: np.ndarray, b: np.ndarray, sign: int) -> np.ndarray:
     scaled_a = mbqm32(wrap32((a + p["a_offset"]) << p["left_shift"]), p["a_mult"], p["a_shift"])
     scaled_b = mbqm32(wrap32((b + p["b_offset"]) << p["left_shift"]), p["b_mult"], p["b_shift"])
     return mbqm32(wrap32(scaled_a + sign * scaled_b), p["out_mult"], p["out_shift"]) + p["out_offset"]
-
-
-def emit_unary(ctx, node, kernel: str, kind: str, struct: str, fields: dict) -> str:
-    """The call `mr_<kernel>_<kind>(&params, in, out);` with a constant params struct."""
-    params = ctx.params(struct, fields)
-    return f"mr_{kernel}_{kind}({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"

@@ -3,14 +3,14 @@
 Copy kernels take a fixed-rank view (dims and element steps, outermost first) so the C has no recursion and
 no per-rank variants; `collapse` first merges axes that walk memory as one, so most copies become a few long
 memcpy runs. Pools share their window geometry, TFLite Micro's Prepare checks and their numpy reference.
+Their C calls are their portable kernels' (kernels/portable/; the shared ones in kernels/portable/_pooling.py).
 """
 
 from __future__ import annotations
 
 from ..arith.multiplier import f32
 from ..ir.types import INT32_MAX, DType, TensorType
-from ._common import c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
-from ..kernels.overlap import window_delta
+from ._common import clamp_range, fail, kernel_suffix, out_type, require_quant, types
 
 COPY_MAX_DIMS = 5  # MR_PAD_MAX_DIMS and MR_STRIDED_SLICE_MAX_DIMS in the C headers
 
@@ -42,11 +42,6 @@ def left_pad(values, rank: int, fill: int) -> list[int]:
     """Extend a per-axis list to `rank` entries by adding outer axes."""
     values = [int(v) for v in values]
     return [fill] * (rank - len(values)) + values
-
-
-def c_array(values) -> str:
-    """A brace initializer for a fixed-size int32_t array member of a parameter struct."""
-    return "{" + ", ".join(str(int(v)) for v in values) + "}"
 
 
 def same_dtype(graph, node, what: str):
@@ -118,25 +113,6 @@ def pool_windows(p):
             yield oy, ox, y0, y1, max(0, x), min(p["in_w"], x + p["filter_w"])
 
 
-def pool_overlap_delta(graph, node, p) -> int:
-    """OpDef.overlap_delta of both pools: their kernels walk output rows in order, each row reading only the
-    input rows of its windows (ops/_overlap.py)."""
-    return window_delta(p["batches"], p["in_h"], p["in_w"], p["channels"], p["out_h"], p["out_w"], p["channels"],
-                        p["stride_h"], p["pad_top"], graph.type_of(node.inputs[0]).dtype.itemsize)
-
-
 def pool_macs(graph, node) -> int:
     kh, kw = node.attrs["pool_size"]
     return out_type(graph, node).size * kh * kw
-
-
-def pool_emit(ctx, node, p, op: str) -> str:
-    fields = {k: p[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w",
-                                "stride_h", "stride_w", "pad_top", "pad_left")}
-    if p["kind"] == "f32":
-        fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
-        params = ctx.params(f"mr_{op}_f32_params", fields)
-    else:
-        fields.update(act_min=p["act_min"], act_max=p["act_max"])
-        params = ctx.params(f"mr_{op}_q_params", fields)
-    return f"mr_{op}_{p['kind']}({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"

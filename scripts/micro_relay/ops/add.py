@@ -13,15 +13,12 @@ rejects an output rescale >= 1). float32: min(max(a + b, lo), hi).
 from __future__ import annotations
 
 from ..ir.registry import register
-from ._elementwise import ADDSUB_FIELDS, BinaryOp, addsub_fn, addsub_params
+from ._elementwise import BinaryOp, addsub_fn, addsub_params
 
 
 @register
 class Add(BinaryOp):
     name = "add"
-    kernels = ("add",)
-    params_struct = "addsub"  # elementwise.h: ADD and SUB share one parameter layout
-    c_fields = ADDSUB_FIELDS
 
     def float_fn(self, a, b):
         return a + b

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ._common import ACTIVATION, apply_clamp, out_type
-from ._pooling import pool_emit, pool_infer, pool_macs, pool_overlap_delta, pool_prepare, pool_windows
+from ._pooling import pool_infer, pool_macs, pool_prepare, pool_windows
 
 
 @register
@@ -21,7 +21,6 @@ class AvgPool2d(OpDef):
     name = "nn.avg_pool2d"
     attrs = {"pool_size": Attr(tuple), "strides": Attr(tuple, (1, 1)), "padding": Attr(tuple, (0, 0, 0, 0)),
              "activation": ACTIVATION}
-    kernels = ("avg_pool2d",)
 
     def infer(self, graph, node):
         return pool_infer(graph, node)
@@ -50,11 +49,5 @@ class AvgPool2d(OpDef):
                 result[:, oy, ox, :] = q
         return [apply_clamp(result, p["act_min"], p["act_max"], out.dtype.numpy)]
 
-    def overlap_delta(self, graph, node, p):
-        return pool_overlap_delta(graph, node, p)
-
     def macs(self, graph, node):
         return pool_macs(graph, node)
-
-    def emit(self, ctx, node, p):
-        return pool_emit(ctx, node, p, "avg_pool2d")

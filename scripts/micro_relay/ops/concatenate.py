@@ -28,7 +28,6 @@ class Concatenate(OpDef):
     name = "concatenate"
     attrs = {"axis": Attr(int)}
     num_inputs = (1, 1 << 16)
-    kernels = ("concatenate",)
 
     def infer(self, graph, node):
         ins = types(graph, node)
@@ -69,11 +68,3 @@ class Concatenate(OpDef):
 
     def reference(self, graph, node, p, inputs):
         return [np.concatenate(inputs, axis=p["axis"]).astype(out_type(graph, node).dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        params = ctx.params("mr_concatenate_params", {
-            "num_inputs": len(node.inputs), "outer": p["outer"],
-            "row_bytes": ctx.const_array(np.array(p["row_bytes"], np.int32), "int32_t")})
-        pointers = ", ".join(f"(const void *){ctx.tensor(name)}" for name in node.inputs)
-        return (f"{{ const void *const inputs[{len(node.inputs)}] = {{{pointers}}}; "
-                f"mr_concatenate({params}, inputs, {ctx.tensor(node.outputs[0])}); }}")

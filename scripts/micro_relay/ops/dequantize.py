@@ -10,8 +10,8 @@ import numpy as np
 
 from ..ir.registry import OpDef, register
 from ..ir.types import DType
-from ._common import c_float, fail, out_type, types
-from ._elementwise import emit_unary, unary_infer
+from ._common import fail, out_type, types
+from ._elementwise import unary_infer
 
 SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
 
@@ -19,7 +19,6 @@ SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
 @register
 class Dequantize(OpDef):
     name = "qnn.dequantize"
-    kernels = ("dequantize",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -37,7 +36,3 @@ class Dequantize(OpDef):
     def reference(self, graph, node, p, inputs):
         (x,) = inputs
         return [(np.float64(p["scale"]) * (x.astype(np.float64) - p["zp"])).astype(np.float32)]
-
-    def emit(self, ctx, node, p):
-        fields = {"size": p["size"], "zp": p["zp"], "scale": c_float(p["scale"])}
-        return emit_unary(ctx, node, "dequantize", p["kind"], "mr_dequantize_params", fields)

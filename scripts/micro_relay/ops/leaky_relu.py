@@ -20,8 +20,8 @@ from ..arith.fixedpoint import mbqm32
 from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType
-from ._common import c_float, kernel_suffix, out_type, types
-from ._elementwise import emit_unary, same_dtype, unary_infer
+from ._common import kernel_suffix, out_type, types
+from ._elementwise import same_dtype, unary_infer
 
 
 @register
@@ -29,7 +29,6 @@ class LeakyRelu(OpDef):
     name = "nn.leaky_relu"
     attrs = {"alpha": Attr(float, 0.2)}
     inplace = True
-    kernels = ("leaky_relu",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -57,12 +56,3 @@ class LeakyRelu(OpDef):
         negative = -negative if p["alpha_negative"] else negative
         raw = np.where(v >= 0, mbqm32(v, p["id_mult"], p["id_shift"]), negative) + p["out_zp"]
         return [np.clip(raw, out.dtype.min, out.dtype.max).astype(out.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        fields = {"size": p["size"]}
-        if p["kind"] == "f32":
-            fields["alpha"] = c_float(p["alpha"])
-            return emit_unary(ctx, node, "leaky_relu", "f32", "mr_leaky_relu_f32_params", fields)
-        fields.update({k: p[k] for k in ("in_zp", "out_zp", "id_mult", "id_shift", "alpha_mult", "alpha_shift",
-                                         "alpha_negative")})
-        return emit_unary(ctx, node, "leaky_relu", p["kind"], "mr_leaky_relu_q_params", fields)

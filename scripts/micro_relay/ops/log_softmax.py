@@ -11,13 +11,12 @@ import numpy as np
 from ..ir.registry import OpDef, register
 from ..ir.types import DType
 from ._common import fail, out_type, types
-from ._elementwise import emit_unary, unary_infer
+from ._elementwise import unary_infer
 
 
 @register
 class LogSoftmax(OpDef):
     name = "nn.log_softmax"
-    kernels = ("log_softmax",)
     inplace = True  # each row is read before it is written
 
     def infer(self, graph, node):
@@ -38,7 +37,3 @@ class LogSoftmax(OpDef):
             total += np.exp(shifted[:, c:c + 1]).astype(np.float32)
         out = (shifted - np.log(total).astype(np.float32)).astype(np.float32)
         return [out.reshape(inputs[0].shape)]
-
-    def emit(self, ctx, node, p):
-        return emit_unary(ctx, node, "log_softmax", "f32", "mr_log_softmax_f32_params",
-                          {"rows": p["rows"], "depth": p["depth"]})

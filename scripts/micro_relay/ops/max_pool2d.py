@@ -12,7 +12,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ._common import ACTIVATION, apply_clamp, out_type
-from ._pooling import pool_emit, pool_infer, pool_macs, pool_overlap_delta, pool_prepare, pool_windows
+from ._pooling import pool_infer, pool_macs, pool_prepare, pool_windows
 
 
 @register
@@ -20,7 +20,6 @@ class MaxPool2d(OpDef):
     name = "nn.max_pool2d"
     attrs = {"pool_size": Attr(tuple), "strides": Attr(tuple, (1, 1)), "padding": Attr(tuple, (0, 0, 0, 0)),
              "activation": ACTIVATION}
-    kernels = ("max_pool2d",)
 
     def infer(self, graph, node):
         return pool_infer(graph, node)
@@ -42,11 +41,5 @@ class MaxPool2d(OpDef):
             result[:, oy, ox, :] = best
         return [apply_clamp(result, p["act_min"], p["act_max"], out.dtype.numpy)]
 
-    def overlap_delta(self, graph, node, p):
-        return pool_overlap_delta(graph, node, p)
-
     def macs(self, graph, node):
         return pool_macs(graph, node)
-
-    def emit(self, ctx, node, p):
-        return pool_emit(ctx, node, p, "max_pool2d")

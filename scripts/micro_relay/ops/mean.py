@@ -16,7 +16,7 @@ from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
 from ._common import fail, kernel_suffix, out_type, require_quant, types
-from ._pooling import c_array, left_pad, row_major_steps
+from ._pooling import left_pad, row_major_steps
 
 MAX_DIMS = 4  # MR_MEAN_MAX_DIMS
 
@@ -50,7 +50,6 @@ def _split(shape, axes) -> tuple[list[int], list[int], list[int], list[int]]:
 class Mean(OpDef):
     name = "mean"
     attrs = {"axis": Attr(tuple), "keepdims": Attr(bool, False)}
-    kernels = ("mean",)
 
     def infer(self, graph, node):
         data = types(graph, node)[0]
@@ -102,13 +101,3 @@ class Mean(OpDef):
 
     def macs(self, graph, node):
         return types(graph, node)[0].size
-
-    def emit(self, ctx, node, p):
-        fields = {k: c_array(p[k]) for k in ("outer_dims", "outer_steps", "inner_dims", "inner_steps")}
-        fields["count"] = p["count"]
-        if p["kind"] == "f32":
-            params = ctx.params("mr_mean_f32_params", fields)
-        else:
-            fields.update(in_zp=p["in_zp"], out_zp=p["out_zp"], mult=p["mult"], shift=p["shift"])
-            params = ctx.params("mr_mean_q_params", fields)
-        return f"mr_mean_{p['kind']}({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"

@@ -19,8 +19,6 @@ from ._elementwise import BinaryOp
 @register
 class Multiply(BinaryOp):
     name = "multiply"
-    kernels = ("multiply",)
-    c_fields = ("a_offset", "b_offset", "out_offset", "mult", "shift")
 
     def float_fn(self, a, b):
         return a * b

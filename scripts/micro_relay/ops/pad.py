@@ -15,7 +15,7 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
-from ._pooling import COPY_MAX_DIMS, c_array, left_pad, same_dtype
+from ._pooling import COPY_MAX_DIMS, left_pad, same_dtype
 
 
 def _pairs(graph, node) -> list[tuple[int, int]]:
@@ -31,7 +31,6 @@ class Pad(OpDef):
     name = "nn.pad"
     # pad_value's default is never read: absent means "TFLite's default" (the zero point for int8, else 0).
     attrs = {"pad_width": Attr(tuple), "pad_value": Attr(float, 0.0)}
-    kernels = ("pad",)
 
     def infer(self, graph, node):
         data = types(graph, node)[0]
@@ -81,11 +80,3 @@ class Pad(OpDef):
         out = out_type(graph, node)
         value = np.array(p["value"]).astype(out.dtype.numpy)
         return [np.pad(inputs[0], p["pairs"], mode="constant", constant_values=value).astype(out.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        out = out_type(ctx.graph, node)
-        value = ctx.const_array(np.array([p["value"]]).astype(out.dtype.numpy), out.dtype.c_type)
-        params = ctx.params("mr_pad_params", {
-            "elem_size": p["elem_size"], "in_dims": c_array(p["in_dims"]), "before": c_array(p["before"]),
-            "after": c_array(p["after"]), "value": value})
-        return f"mr_pad({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"

@@ -18,8 +18,8 @@ from ..arith.fixedpoint import mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import OpDef, op_where, register
 from ..ir.types import DType
-from ._common import c_float, fail, out_type, require_quant, types
-from ._elementwise import emit_unary, round_half_away_array, unary_infer
+from ._common import fail, out_type, require_quant, types
+from ._elementwise import round_half_away_array, unary_infer
 
 I8, U8, I16, I32, F32 = DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32
 SUPPORTED = {F32: (I8, I16), I8: (I8, U8, I16, I32), I16: (I8, I16, I32), I32: (I8, I16), U8: (I8,)}
@@ -29,7 +29,6 @@ SUFFIX = {I8: "s8", U8: "u8", I16: "s16", I32: "s32", F32: "f32"}
 @register
 class Quantize(OpDef):
     name = "qnn.quantize"
-    kernels = ("quantize",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -67,12 +66,3 @@ class Quantize(OpDef):
         v = wrap32(x.astype(np.int64) - p["in_zp"])
         raw = wrap32(mbqm32(v, p["mult"], p["shift"]) + p["out_zp"])
         return [np.clip(raw, p["out_min"], p["out_max"]).astype(dst.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        fields = {"size": p["size"], "out_zp": p["out_zp"]}
-        if p["kind"].startswith("f32"):
-            fields.update(scale=c_float(p["scale"]), lo=c_float(p["out_min"] - p["out_zp"]),
-                          hi=c_float(p["out_max"] - p["out_zp"]))
-            return emit_unary(ctx, node, "quantize", p["kind"], "mr_quantize_f32_params", fields)
-        fields.update(in_zp=p["in_zp"], mult=p["mult"], shift=p["shift"])
-        return emit_unary(ctx, node, "quantize", p["kind"], "mr_requantize_params", fields)

@@ -18,14 +18,13 @@ from ..arith.multiplier import quantize_multiplier
 from ..ir.registry import OpDef, op_where, register
 from ..ir.types import DType
 from ._common import fail, kernel_suffix, out_type, types
-from ._elementwise import emit_unary, same_dtype, unary_infer
+from ._elementwise import same_dtype, unary_infer
 
 
 @register
 class Relu(OpDef):
     name = "nn.relu"
     inplace = True
-    kernels = ("relu",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -50,9 +49,3 @@ class Relu(OpDef):
             return [np.where(x < 0, np.float32(0), x).astype(np.float32)]
         raw = mbqm32(x.astype(np.int64) - p["in_zp"], p["mult"], p["shift"]) + p["out_zp"]
         return [np.clip(raw, p["act_min"], p["act_max"]).astype(out.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        if p["kind"] == "f32":
-            return emit_unary(ctx, node, "relu", "f32", "mr_relu_f32_params", {"size": p["size"]})
-        fields = {k: p[k] for k in ("size", "in_zp", "out_zp", "mult", "shift", "act_min", "act_max")}
-        return emit_unary(ctx, node, "relu", p["kind"], "mr_relu_q_params", fields)

@@ -14,14 +14,13 @@ import numpy as np
 from ..ir.registry import OpDef, register
 from ..ir.types import DType
 from ._common import kernel_suffix, out_type, types
-from ._elementwise import emit_unary, float_to_quantized, same_dtype, unary_infer
+from ._elementwise import float_to_quantized, same_dtype, unary_infer
 
 
 @register
 class Relu6(OpDef):
     name = "nn.relu6"
     inplace = True
-    kernels = ("relu6",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -39,9 +38,3 @@ class Relu6(OpDef):
         (x,) = inputs
         upper, lower = out.dtype.numpy.type(p["upper"]), out.dtype.numpy.type(p["lower"])
         return [np.where(x > upper, upper, np.where(x < lower, lower, x)).astype(out.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        if p["kind"] == "f32":
-            return emit_unary(ctx, node, "relu6", "f32", "mr_relu6_f32_params", {"size": p["size"]})
-        fields = {k: p[k] for k in ("size", "lower", "upper")}
-        return emit_unary(ctx, node, "relu6", p["kind"], "mr_relu6_q_params", fields)

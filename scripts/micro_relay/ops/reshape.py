@@ -41,12 +41,3 @@ class Reshape(OpDef):
     def reference(self, graph, node, p, inputs):
         out = out_type(graph, node)
         return [inputs[0].reshape(out.shape).astype(out.dtype.numpy, copy=True)]
-
-    def emit(self, ctx, node, p):
-        source = node.inputs[0]
-        if not ctx.graph.tensors[source].is_constant:
-            return ""
-        nbytes = ctx.graph.type_of(source).nbytes
-        return (f"{{ size_t i; const uint8_t *src = (const uint8_t *){ctx.tensor(source)}; "
-                f"uint8_t *dst = (uint8_t *){ctx.tensor(node.outputs[0])}; "
-                f"for (i = 0; i < {nbytes}u; ++i) {{ dst[i] = src[i]; }} }}")

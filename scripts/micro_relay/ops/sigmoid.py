@@ -20,7 +20,7 @@ from ..arith.fixedpoint import mbqm32, rdbpot
 from ..ir.registry import OpDef, register
 from ..ir.types import DType
 from ._common import fail, kernel_suffix, out_type, types
-from ._elementwise import emit_unary, float_input_multiplier, same_dtype, unary_infer
+from ._elementwise import float_input_multiplier, same_dtype, unary_infer
 
 
 UPPER_CUTOFF = np.float32(16.619047164916992188)
@@ -51,7 +51,6 @@ def to_q4(p: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 class Sigmoid(OpDef):
     name = "sigmoid"
     inplace = True
-    kernels = ("sigmoid",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -74,9 +73,3 @@ class Sigmoid(OpDef):
         out = np.clip(rdbpot(gemmlowp.logistic(q4, 4), 23) - 128, -128, 127)
         out = np.where(v <= -p["radius"], -128, np.where(v >= p["radius"], 127, out))
         return [out.astype(np.int8)]
-
-    def emit(self, ctx, node, p):
-        if p["kind"] == "f32":
-            return emit_unary(ctx, node, "sigmoid", "f32", "mr_sigmoid_f32_params", {"size": p["size"]})
-        fields = {k: p[k] for k in ("size", "in_zp", "mult", "shift", "radius")}
-        return emit_unary(ctx, node, "sigmoid", "s8", "mr_sigmoid_s8_params", fields)

@@ -37,8 +37,8 @@ from ..arith.fixedpoint import mbqm32, rdbpot, srdhm, wrap32
 from ..arith.multiplier import f32, quantize_multiplier, round_half_away
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType
-from ._common import c_float, fail, out_type, types
-from ._elementwise import emit_unary, unary_infer
+from ._common import fail, out_type, types
+from ._elementwise import unary_infer
 
 QUANTIZED_KINDS = ((DType.INT8, DType.INT8), (DType.INT8, DType.INT16), (DType.INT16, DType.INT16))
 SCALED_DIFF_INTEGER_BITS = 5
@@ -50,7 +50,6 @@ class Softmax(OpDef):
     name = "nn.softmax"
     attrs = {"beta": Attr(float, 1.0)}
     inplace = True  # each row reads x[c] before writing out[c]; the planner must still check byte sizes
-    kernels = ("softmax",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -113,18 +112,6 @@ class Softmax(OpDef):
         lo, hi = out.dtype.min, out.dtype.max
         values = np.clip(rdbpot(srdhm(scale, exps), exponent) + lo, lo, hi)
         return [np.where(used, values, lo).astype(out.dtype.numpy).reshape(out.shape)]
-
-    def emit(self, ctx, node, p):
-        fields = {"rows": p["rows"], "depth": p["depth"]}
-        if p["kind"] == "f32":
-            fields["beta"] = c_float(p["beta"])
-            return emit_unary(ctx, node, "softmax", "f32", "mr_softmax_f32_params", fields)
-        if p["kind"] == "s16_s16":
-            fields.update(mult=p["mult"], shift=p["shift"], exp_lut=ctx.const_array(p["exp_lut"], "int16_t"),
-                          recip_lut=ctx.const_array(p["recip_lut"], "int16_t"))
-            return emit_unary(ctx, node, "softmax", "s16_s16", "mr_softmax_s16_params", fields)
-        fields.update({k: p[k] for k in ("mult", "shift", "diff_min")})
-        return emit_unary(ctx, node, "softmax", p["kind"], "mr_softmax_q_params", fields)
 
 
 def _softmax_float(rows: np.ndarray, beta: float) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import TensorType
 from ._common import fail, out_type, types
-from ._pooling import COPY_MAX_DIMS, c_array, collapse, left_pad, row_major_steps, same_dtype
+from ._pooling import COPY_MAX_DIMS, collapse, left_pad, row_major_steps, same_dtype
 
 
 def _counts(graph, node) -> list[int]:
@@ -37,7 +37,6 @@ def _counts(graph, node) -> list[int]:
 class StridedSlice(OpDef):
     name = "strided_slice"
     attrs = {"begin": Attr(tuple), "end": Attr(tuple), "strides": Attr(tuple), "newshape": Attr(tuple)}
-    kernels = ("strided_slice",)
 
     def infer(self, graph, node):
         data = types(graph, node)[0]
@@ -66,8 +65,3 @@ class StridedSlice(OpDef):
         index = [np.arange(b, e, s) for b, e, s in zip(node.attrs["begin"], node.attrs["end"], node.attrs["strides"])]
         out = out_type(graph, node)
         return [x[np.ix_(*index)].reshape(out.shape)]
-
-    def emit(self, ctx, node, p):
-        params = ctx.params("mr_strided_slice_params", {
-            "elem_size": p["elem_size"], "start": p["start"], "dims": c_array(p["dims"]), "steps": c_array(p["steps"])})
-        return f"mr_strided_slice({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"

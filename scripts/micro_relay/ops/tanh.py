@@ -18,7 +18,7 @@ from ..arith import gemmlowp
 from ..arith.fixedpoint import rdbpot
 from ..ir.registry import OpDef, register
 from ..ir.types import DType
-from ._elementwise import emit_unary, same_dtype, unary_infer
+from ._elementwise import same_dtype, unary_infer
 from .sigmoid import logistic_params, to_q4
 
 
@@ -26,7 +26,6 @@ from .sigmoid import logistic_params, to_q4
 class Tanh(OpDef):
     name = "tanh"
     inplace = True
-    kernels = ("tanh",)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -42,9 +41,3 @@ class Tanh(OpDef):
         out = np.clip(rdbpot(gemmlowp.tanh(q4, 4), 24), -128, 127)
         out = np.where(v <= -p["radius"], -128, np.where(v >= p["radius"], 127, out))
         return [out.astype(np.int8)]
-
-    def emit(self, ctx, node, p):
-        if p["kind"] == "f32":
-            return emit_unary(ctx, node, "tanh", "f32", "mr_tanh_f32_params", {"size": p["size"]})
-        fields = {k: p[k] for k in ("size", "in_zp", "mult", "shift", "radius")}
-        return emit_unary(ctx, node, "tanh", "s8", "mr_tanh_s8_params", fields)

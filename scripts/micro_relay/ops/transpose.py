@@ -15,7 +15,7 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import TensorType
 from ._common import fail, out_type, types
-from ._pooling import c_array, left_pad, row_major_steps, same_dtype
+from ._pooling import left_pad, row_major_steps, same_dtype
 
 MAX_DIMS = 6  # MR_TRANSPOSE_MAX_DIMS
 
@@ -45,7 +45,6 @@ def simplify(shape, axes) -> tuple[list[int], list[int]]:
 class Transpose(OpDef):
     name = "transpose"
     attrs = {"axes": Attr(tuple)}
-    kernels = ("transpose",)
 
     def infer(self, graph, node):
         data = types(graph, node)[0]
@@ -63,8 +62,3 @@ class Transpose(OpDef):
     def reference(self, graph, node, p, inputs):
         out = out_type(graph, node)
         return [np.ascontiguousarray(np.transpose(inputs[0], _axes(graph, node))).astype(out.dtype.numpy)]
-
-    def emit(self, ctx, node, p):
-        params = ctx.params("mr_transpose_params", {
-            "elem_size": p["elem_size"], "out_dims": c_array(p["out_dims"]), "in_step": c_array(p["in_step"])})
-        return f"mr_transpose({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])});"
