@@ -12,7 +12,6 @@ import pytest
 from conftest import shared_model
 from micro_relay.compiler import prepare_graph
 from micro_relay.ir.graph import Graph, Node, Tensor
-from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, TensorType
 from micro_relay.lower import lower
 from micro_relay.kernels.overlap import POINTWISE_TILE, max_delta, pointwise_delta, row_units, tile_units, window_delta

@@ -86,8 +86,8 @@ def lower_node(target: Target, backends: tuple[str, ...], graph: Graph, node: No
         if reason is None:
             return _plan(target, graph, node, params, kernel, options or {}, tuple(fallback))
         fallback.append((kernel.backend, reason))
-    raise CompileError(f"no kernel runs {node.op} here: "
-                       + "; ".join(f"{b}: {r}" for b, r in fallback), op_where(graph, node))
+    why = "; ".join(f"{b}: {r}" for b, r in fallback) or f"no kernel of {node.op} in {', '.join(backends)}"
+    raise CompileError(f"no kernel runs {node.op} here ({why})", op_where(graph, node))
 
 
 def lower(graph: Graph, target: Target | str = DEFAULT_TARGET, backend: str = DEFAULT_BACKEND,

@@ -17,7 +17,7 @@ from ..arith.fixedpoint import mbqm32, mbqm64, wrap32
 from ..arith.multiplier import quantize_multipliers
 from ..ir.registry import Attr, op_where
 from ..ir.types import INT32_MAX, DType
-from ._common import apply_clamp, c_float, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._common import apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
 
 PAIR_OF_ONES = Attr(tuple, (1, 1))
 NO_PADDING = Attr(tuple, (0, 0, 0, 0))  # (top, left, bottom, right)

@@ -4,7 +4,7 @@ mr_dense_s8_portable: one unit at a time, a plain dot product where the bias is 
 from __future__ import annotations
 
 from ...ops._common import c_float
-from ..base import Kernel, KernelPlan
+from ..base import Kernel
 from ..registry import kernel
 
 SOURCES = ("dense",)
