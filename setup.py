@@ -1,5 +1,5 @@
 """The wheel carries the C runtime: build_py copies the repository's crt/ into the built package as
-micro_relay/crt/, where micro_relay.compiler.CRT_DIR finds it once installed. crt/ stays the one source (the
+micro_relay/crt/, where micro_relay.codegen.crt.CRT_DIR finds it once installed. crt/ stays the one source (the
 Zephyr module and cmake/ use it in place); an editable install reads it from the checkout, so nothing is copied
 there. Everything else (name, dependencies, package data) is in pyproject.toml."""
 

@@ -89,6 +89,9 @@ def main(argv=None) -> int:
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for name, old, new, portable in rows:
+        if all("error" in r for r in (old, new)):  # refused by both revisions: nothing to compare
+            lines.append(f"| {name} | refused by both: {new['error'].removeprefix('error: ')} |" + " |" * 11)
+            continue
         ok = all(r.get("outputs_match") for r in (old, new, portable) if r)
         lines.append(f"| {name} | {cell(old.get('instructions'))} | {cell(new.get('instructions'))} | "
                      f"{ratio(new.get('instructions'), old.get('instructions'))} | {cell(old.get('arena_bytes'))} | "

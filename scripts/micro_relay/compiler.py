@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .codegen.c_text import c_identifier
+from .codegen.crt import CRT_DIR
 from .codegen.emit import emit_model
 from .codegen.names import check_model_name, check_section_name
 from .errors import CompileError
@@ -39,15 +40,6 @@ from .plan.room import use_room
 from .target import DEFAULT_TARGET, Target, get_target
 
 
-def _crt_dir() -> Path:
-    """The C runtime the compiler copies into every output folder: micro_relay/crt/ in an installed wheel (setup.py
-    puts it there), else the repository's crt/ beside scripts/ (a checkout or an editable install)."""
-    package = Path(__file__).resolve().parent
-    installed = package / "crt"
-    return installed if (installed / "include" / "micro_relay").is_dir() else package.parents[1] / "crt"
-
-
-CRT_DIR = _crt_dir()  # the one place that says where the CRT is
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Weight arrays rendered in chunks (codegen/emit.py render_array) are the text the one-string-per-value
+"""Weight arrays rendered in chunks (codegen/arrays.py render_array) are the text the one-string-per-value
 initializer (codegen/c_text.py array_initializer) writes, byte for byte, and that text reads back as the
 values: Python's own int()/float() parse every literal, the oracle independent of both renderers."""
 
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from micro_relay.codegen import emit
+from micro_relay.codegen import arrays
 from micro_relay.codegen.c_text import array_initializer
 from micro_relay.ir.types import DType
 
@@ -49,7 +49,7 @@ def test_chunks_match_the_reference_and_read_back(dtype, size, monkeypatch):
         info = np.iinfo(dtype.numpy)
         values = rng.integers(info.min, info.max, size, endpoint=True, dtype=dtype.numpy)
         values[:2] = [info.min, info.max][:size]
-    text = emit.render_array(values, dtype)
+    text = arrays.render_array(values, dtype)
     assert text == array_initializer(values, dtype)
     assert parse(text, dtype) == [int(v) for v in values]
 
@@ -57,7 +57,7 @@ def test_chunks_match_the_reference_and_read_back(dtype, size, monkeypatch):
 @given(hnp.arrays(np.float32, st.integers(0, 40), elements=st.floats(width=32, allow_nan=False)))
 def test_floats_match_the_reference_and_read_back(values):
     values[:3] = [np.inf, -np.inf, np.finfo(np.float32).max][:values.size]
-    text = emit.render_array(values, DType.FLOAT32)
+    text = arrays.render_array(values, DType.FLOAT32)
     assert text == array_initializer(values, DType.FLOAT32)
     assert [np.float32(v) for v in parse(text, DType.FLOAT32)] == list(values)
 
@@ -66,4 +66,4 @@ def test_floats_match_the_reference_and_read_back(values):
 def test_values_outside_a_narrow_type_are_written_as_they_are(dtype, values):
     """const_array may hand wider values with a narrow C type; the text keeps them, as the reference does."""
     array = np.array(values, dtype=np.int64)
-    assert emit.render_array(array, dtype) == array_initializer(array, dtype)
+    assert arrays.render_array(array, dtype) == array_initializer(array, dtype)
