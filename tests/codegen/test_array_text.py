@@ -41,7 +41,7 @@ SMALL_CHUNK = 64  # chunk edges at sizes a test can afford (a chunk is a whole n
 @pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 33, SMALL_CHUNK - 1, SMALL_CHUNK, SMALL_CHUNK + 16,
                                   2 * SMALL_CHUNK + 5, 3000])
 def test_chunks_match_the_reference_and_read_back(dtype, size, monkeypatch):
-    monkeypatch.setattr(emit, "CHUNK", SMALL_CHUNK)
+    monkeypatch.setattr(arrays, "CHUNK", SMALL_CHUNK)
     rng = np.random.default_rng(size)
     if dtype == DType.BOOL:
         values = rng.integers(0, 2, size).astype(bool)
