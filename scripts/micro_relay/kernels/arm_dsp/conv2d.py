@@ -22,9 +22,9 @@ from ..portable.conv2d import SOURCES, conv_overlap_delta
 from ..portable._conv_call import emit_call
 from ..registry import kernel
 
-# The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d_dsp.c), reserved on every target because the
-# compiler does not know whether the core has the DSP extension: slots of 4 bytes per window value (the window
-# padded with zeros to a multiple of 4 values; a 3x3x64 window: 2,304 B), one for a channel pair's filters
+# The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d_dsp.c, whose mr_conv2d_s8_scratch_bytes is the
+# same arithmetic: tests/kernels/test_layouts.py), planned on DSP targets only: slots of 4 bytes per window value
+# (the window padded with zeros to a multiple of 4 values; a 3x3x64 window: 2,304 B), one for a channel pair's filters
 # extended to int16 (none for _pw8, one per channel pair up to 64 channels for _pw16), the others each a pair of
 # gathered windows, plus an int8 staging copy of one window when filter_c is not a multiple of 4. The kernel
 # takes as many pixels a tile as the pairs hold. By default: pointwise layers at most MR_POINTWISE_TILE pixels
@@ -32,8 +32,8 @@ from ..registry import kernel
 # no more than a band's pixels (a band: as many whole output rows as the pairs hold when there is one group,
 # else one row). Each tile pays a setup per output-channel pair, the filters' extension included, so larger
 # tiles are faster (ResNet-8's 3x3x16 windows: 2 pixels a tile at 1,024 B, 16 at 8,192 B); the scratch lives
-# only during the layer but can set the arena. So the default is small, and the node's tile_pixels attribute
-# asks for more: the compiler sets it (scratch_variants, plan/room.py) where the arena has the room anyway.
+# only during the layer but can set the arena. So the default is small, and the kernel's tile_pixels option
+# asks for more: the compiler sets it (variants, plan/room.py) where the arena has the room anyway.
 DSP_TILE_BYTES = 8192
 
 
@@ -61,7 +61,7 @@ def _band_pixels(g: Geometry) -> int:
 
 
 def default_tile(g: Geometry) -> int:
-    """Pixels a tile without the tile_pixels attribute (an even count: the kernel fills pixel pairs)."""
+    """Pixels a tile without the tile_pixels option (an even count: the kernel fills pixel pairs)."""
     pair = 16 * ((_window_values(g) + 3) // 4)
     if is_pointwise(g):
         row_pixels = g.batches * g.out_h * g.out_w
@@ -74,7 +74,7 @@ def default_tile(g: Geometry) -> int:
 
 
 def tile_of(g: Geometry, tile_pixels: int = 0) -> int:
-    """The tile the kernel takes for a tile_pixels attribute (0: the default), rounded up to pixel pairs."""
+    """The tile the kernel takes for a tile_pixels option (0: the default), rounded up to pixel pairs."""
     tile = tile_pixels or default_tile(g)
     return tile + tile % 2
 
