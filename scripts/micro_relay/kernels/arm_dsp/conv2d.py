@@ -122,7 +122,8 @@ class DspConv2D(Kernel):
         g: Geometry = p["geometry"]
         tile = options["tile_pixels"]
         if tile < 0:
-            raise CompileError(f"tile_pixels must be 0 (the default) or a pixel count, got {tile}", op_where(graph, node))
+            raise CompileError(f"tile_pixels must be 0 (the default) or a pixel count, got {tile}",
+                               op_where(graph, node))
         tile = tile_of(g, tile)
         return ConvDspPlan(scratch_bytes=dsp_scratch_bytes(g, tile),
                            overlap_delta=conv_overlap_delta(graph, node, p, max(POINTWISE_TILE, tile)),
