@@ -219,7 +219,7 @@ def test_cli_int16_flag(tmp_path, capsys):
     assert code == 0, err
     assert "int16 activations in 2 layers" in err
     source = (out / "net.c").read_text()
-    assert "mr_dense_s16_wide(" in source and "mr_dense_s8(" not in source
+    assert "mr_dense_s16_wide(" in source and "mr_dense_s8" not in source
     assert "mr_quantize_f32_s16(" in source and "mr_quantize_s16_s8(" in source and "mr_sigmoid_s8(" in source
 
 
