@@ -58,7 +58,7 @@ static inline uint32_t mr_load_s8x4(const int8_t *p)
  * multiply-accumulate (one SMLAL) runs: when acc' or mult is 0, p = 0 and the wrong correction changes
  * nothing, because for p in [-2^30, 0) both numerators lie in [0, 2^(31+r)) (conv2d.h). For r = 0
  * (right = -1) it is SRDHM alone, floor((p + 2^30) / 2^31). Same result as mr_conv_requantize for every
- * input, which tests/bench/test_dsp_kernels.py checks on the host.
+ * input, which tests/kernels/arm_dsp/test_kernels.py checks on the host.
  */
 static inline int32_t mr_requant_fast(int32_t acc, int32_t mult, int32_t left, int32_t right, int64_t nudge)
 {
@@ -116,7 +116,7 @@ static inline void mr_requant_q_of(int32_t mult, int32_t shift, mr_requant_dsp *
  * mr_requant_fast from those constants: for shift < 0 the start value nudge - 2^31 [acc * mult < 0] is
  * nudge plus the 64-bit value of (t >> 31) * 2^31 with t = acc ^ mult (low word t & 2^31, high word t >> 31,
  * added with carry), then one SMLAL and the shift of the high word by r - 1 = ~shift. Same value as
- * mr_mbqm (tests/bench/test_dsp_kernels.py checks it on the host). mr_requant_q_c is the definition in C, which
+ * mr_mbqm (tests/kernels/arm_dsp/test_kernels.py checks it on the host). mr_requant_q_c is the definition in C, which
  * the other cores run; on DSP cores mr_requant_q does shift < 0 in assembly (GCC -Os makes one instruction more
  * of the C), which tests/kernels/test_simd_asm.py checks against mr_requant_q_c and mr_mbqm on a Cortex-M4.
  */
@@ -158,7 +158,7 @@ static MR_ALWAYS_INLINE int32_t mr_requant_q(int32_t acc, const mr_requant_dsp *
  * the correction changes nothing, see mr_requant_fast), so the 64-bit start value nudge - 2^31 [acc < 0] of
  * mr_requant_q has low word 2^30 | (acc & 2^31) and high word 2^(r-2) + (acc >> 31). Adding zp * 2^(32+k)
  * to it adds zp to the result, (hi + zp 2^k) >> k = (hi >> k) + zp, and cannot overflow: |hi| <= 2^30 + 2^19 + 1
- * and |zp 2^k| <= 2^27. tests/bench/test_dsp_kernels.py checks it against mr_mbqm on the host.
+ * and |zp 2^k| <= 2^27. tests/kernels/arm_dsp/test_kernels.py checks it against mr_mbqm on the host.
  */
 typedef struct {
     int32_t hi;   /* 2^(k-1) + zp * 2^k */
@@ -222,7 +222,7 @@ static MR_ALWAYS_INLINE int32_t mr_requant_zp_apply(int32_t acc, const mr_requan
  * is mr_mbqm(acc, mult, 0). RoundingDivideByPOT(y, r), halves away from zero, is floor((y + 2^(r-1) - [y < 0])
  * / 2^r), i.e. (y + 2^(r-1) + (y >> 31)) >> r: mr_requant_r is mr_mbqm(acc, mult, -r) + zp for r >= 1 with
  * h = 2^(r-1) + zp 2^r (mr_requant_r_h), since adding zp 2^r before the shift adds zp after it; |y| <= 2^30 and
- * for r <= 22 and |zp| <= 128 |h| < 2^29, so the sum does not overflow. tests/bench/test_dsp_kernels.py checks
+ * for r <= 22 and |zp| <= 128 |h| < 2^29, so the sum does not overflow. tests/kernels/arm_dsp/test_kernels.py checks
  * both against mr_mbqm on the host.
  */
 static MR_ALWAYS_INLINE int32_t mr_requant_s0_c(int32_t acc2, int32_t mult)

@@ -54,7 +54,7 @@ def uses_strip(g: Geometry) -> bool:
 
 def _asm_requantizes(p: dict) -> list[bool]:
     """Per output channel, whether the 3x3 assembly requantizes it itself: mr_requant_zp_of's condition
-    (crt/include/micro_relay/simd.h), mult >= 0 and shift in [-21, -2] (tests/ops/test_depthwise_entry.py ties
+    (crt/include/micro_relay/simd.h), mult >= 0 and shift in [-21, -2] (tests/kernels/arm_dsp/test_depthwise_entry.py ties
     the two); the other channels' blocks leave raw sums to C."""
     return [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
 

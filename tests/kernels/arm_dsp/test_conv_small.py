@@ -2,7 +2,7 @@
 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
 Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile
-of pixels); 12 and 16 take mr_conv2d_s8_pw16's 2x2 blocks (tests/bench/test_dsp_conv_k16.py covers that entry).
+of pixels); 12 and 16 take mr_conv2d_s8_pw16's 2x2 blocks (tests/kernels/arm_dsp/test_conv_k16.py covers that entry).
 The cases cover both, with odd output channel counts,
 odd pixel counts (a lone last pixel in a tile), a single pixel, ReLU6 clamps narrower than int8, no bias, and
 per-channel shifts on both sides of mr_requant_zp's range [-21, -2] within one layer (those channels take C).
@@ -60,7 +60,7 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_small_pointwise_matches_reference_on_cortex_m4(results, name):
+def test_small_pointwise_matches_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])
 
 

@@ -5,8 +5,8 @@ interpreter, which is bit-exact with TFLite Micro.
 mr_conv2d_s8_pw16 pads every window to 16 values (pixels with the input zero point, weights with zeros) and runs
 a channel pair through tile16 when mr_requant_zp covers both channels and SSAT is the clamp, else through
 tile_pairs and C. Up to 64 output channels every channel pair's weights are extended once a call (a weight
-slot each in the scratch), above that one slot refilled per tile and pair. With 16 channels a tile's pixel pairs are extended in one call (extend16_pairs), a lone last
-pixel on its own. The cases cover 9 (a 1-value last block), 12 (3 blocks, the 4th all padding), 16, and 20 (past
+slot each in the scratch), above that one slot refilled per tile and pair. With 16 channels a tile's pixel pairs
+are extended in one call (extend16_pairs), a lone last pixel on its own. The cases cover 9 (a 1-value last block), 12 (3 blocks, the 4th all padding), 16, and 20 (past
 the entry's range: mr_conv2d_s8), odd output channel counts (the last channel paired with itself), odd pixel
 counts (a lone last pixel in a tile), ReLU6 clamps narrower than int8, no bias, and per-channel shifts outside
 [-21, -2] in one layer. A structural test checks that each case drives the entry and branch its comment names.
@@ -59,7 +59,7 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_pointwise_k16_matches_reference_on_cortex_m4(results, name):
+def test_pointwise_k16_matches_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])
 
 

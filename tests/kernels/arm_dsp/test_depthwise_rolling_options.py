@@ -3,7 +3,7 @@
 of 4 channels, no row dilation, stride_h < k_h, two output rows or more, not set already), planning refuses it
 elsewhere, and with it the node takes more scratch (which is what makes the kernel roll: it has no entry point
 of its own) and says so in the plan report. The kernel itself runs on Cortex-M4 in
-tests/bench/test_dsp_depthwise_rolling.py.
+tests/kernels/arm_dsp/test_depthwise_rolling.py.
 """
 
 from __future__ import annotations

@@ -45,5 +45,5 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_setup_matches_reference_on_cortex_m4(results, name):
+def test_setup_matches_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])

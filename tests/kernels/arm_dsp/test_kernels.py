@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from micro_relay.compiler import CRT_DIR
 from support.tflite_models import binary_model, conv2d_model, depthwise_model, fully_connected_model, pool_model
 from support.cortex_m_cases import assert_bit_exact, bench_cases
 
-CRT_INCLUDE = Path(__file__).resolve().parents[2] / "crt" / "include"
+CRT_INCLUDE = CRT_DIR / "include"
 
 # name: (builder, kwargs). Comments name the DSP branch each one exercises.
 MODELS = {
@@ -145,7 +145,7 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_dsp_path_matches_reference_on_cortex_m4(results, name):
+def test_dsp_path_matches_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])
 
 

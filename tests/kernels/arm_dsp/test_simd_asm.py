@@ -1,7 +1,7 @@
 """The assembly in crt/include/micro_relay/simd.h, run on mps2-an386 (Cortex-M4, DSP extension) against its C.
 
 mr_requant_q and mr_requant_s0 are one or a few instructions of inline assembly on DSP cores and C elsewhere
-(mr_requant_q_c, mr_requant_s0_c); tests/bench/test_dsp_kernels.py checks the C against TFLite Micro's
+(mr_requant_q_c, mr_requant_s0_c); tests/kernels/arm_dsp/test_kernels.py checks the C against TFLite Micro's
 MultiplyByQuantizedMultiplier (mr_mbqm) on the host, and this test the assembly against both, on the core.
 MR_ASM_REQUANT_ZP, the requantization the int8 conv2d, dense and depthwise assembly loops splice in, is run
 the same way, in an asm statement of its own, against mr_mbqm plus the zero point, saturated to int8, and
@@ -11,12 +11,12 @@ against mr_requant_zp_apply (C everywhere) for the channels mr_requant_zp_of cov
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-CRT_INCLUDE = ROOT / "crt" / "include"
+from micro_relay.compiler import CRT_DIR
+
+CRT_INCLUDE = CRT_DIR / "include"
 BOARD = "mps2-an386"
 
 MAIN = r"""

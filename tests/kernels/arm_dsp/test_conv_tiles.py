@@ -57,5 +57,5 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_large_tile_matches_reference_on_cortex_m4(results, name):
+def test_large_tile_matches_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])

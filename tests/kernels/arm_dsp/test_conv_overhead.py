@@ -50,7 +50,7 @@ def results(arm_tools, tmp_path_factory):
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
-def test_overhead_cases_match_reference_on_cortex_m4(results, name):
+def test_overhead_cases_match_tflite_micro_on_cortex_m4(results, name):
     assert_bit_exact(results[name])
 
 

@@ -1,7 +1,7 @@
 """The depthwise strip kernel's entry point is picked at compile time (kernels/arm_dsp/depthwise_conv2d.py
 _strip_entry): `_strip3x3_fast` leaves out the raw-sums path, so the Python condition for "the 3x3 assembly
-requantizes this channel itself" must be exactly mr_requant_zp_of's (crt/include/micro_relay/simd.h). This builds that C function
-on the host and compares it with the Python predicate over multipliers and shifts around both ends of the range.
+requantizes this channel itself" must be exactly mr_requant_zp_of's (crt/include/micro_relay/simd.h). This builds
+that C function on the host and compares it with the Python predicate over multipliers and shifts around both ends of the range.
 """
 
 from __future__ import annotations
