@@ -129,7 +129,8 @@ def render(rows: list[dict], machines: list[str], tflm: dict, calib: dict[str, t
     lines = [
         "## Cortex-M (QEMU, instruction counts)",
         "",
-        "Produced by `python3 benchmarks/cortex_m.py`: each shared model compiled by Micro Relay, built into the",
+        "Produced by `python3 benchmarks/cortex_m.py`: each shared model compiled by Micro Relay for the board's",
+        "target (`micro-relay bench` derives it: cortex-m4 on mps2-an386, cortex-m7 on mps2-an500), built into the",
         f"project's own bare-metal runner with arm-none-eabi-gcc {some.get('gcc', '?')} (-Os, -ffunction-sections",
         "-fdata-sections, --gc-sections, no C library) and run under qemu-system-arm "
         f"{some.get('qemu', '?')} on {cores}.",
