@@ -10,7 +10,8 @@ lower(graph, target, backend, options):
   4. that kernel plans the node (KernelPlan: scratch, overlap, entry point, sources) with the node's kernel
      options (`options`: node index -> {option: value}, set by the room search, plan/room.py).
 The planner, the room search, the emitter and the report all read the result; nothing prepares again.
-`with_options` re-plans one node with other options (the room search's trials), sharing everything else.
+`replanned` plans one node again with other options (the room search's trials) without copying the rest;
+`with_node` puts such a node in place, `with_options` does both.
 """
 
 from __future__ import annotations
@@ -53,12 +54,20 @@ class Lowered:
         """Node index -> the kernel's overlap delta, for the nodes that declare one."""
         return {i: n.plan.overlap_delta for i, n in enumerate(self.nodes) if n.plan.overlap_delta is not None}
 
-    def with_options(self, index: int, options: dict) -> "Lowered":
-        """This lowering with node `index` planned again under `options` (same kernel)."""
+    def replanned(self, index: int, options: dict) -> LoweredNode:
+        """Node `index` planned again under `options` (same kernel, same constants)."""
+        low = self.nodes[index]
+        return _plan(self.target, self.graph, low.node, low.params, low.kernel, options, low.fallback)
+
+    def with_node(self, index: int, low: LoweredNode) -> "Lowered":
+        """This lowering with node `index` replaced by `low` (one of its replanned forms)."""
         nodes = list(self.nodes)
-        nodes[index] = _plan(self.target, self.graph, nodes[index].node, nodes[index].params, nodes[index].kernel,
-                             options, nodes[index].fallback)
+        nodes[index] = low
         return replace(self, nodes=tuple(nodes))
+
+    def with_options(self, index: int, options: dict) -> "Lowered":
+        """This lowering with node `index` planned again under `options`."""
+        return self.with_node(index, self.replanned(index, options))
 
 
 def backends_for(target: Target, backend: str) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..ir.graph import Graph
-from ..lower import Lowered, as_lowered
+from ..lower import Lowered, LoweredNode, as_lowered
 from .buffers import ALIGN, build_buffers, lower_bound, node_overlap, scratch_buffers
 from .memory_plan import plan_memory
 from .orders import ORDERS, LiveBytes
@@ -51,9 +51,9 @@ class RoomChoice:
     note: str = ""  # why a variant that fitted was dropped (step 4), or why none was tried (step 6)
 
 
-def _estimate(lowered: Lowered, node_index: int) -> int | None:
-    """The cost model's instructions for the node as lowered (None: its kernel has no estimate)."""
-    low = lowered.nodes[node_index]
+def _estimate(lowered: Lowered, low: LoweredNode) -> int | None:
+    """The cost model's instructions for a node of the lowering as `low` plans it (None: its kernel has no
+    estimate)."""
     estimate = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
     return estimate["instructions"] if estimate else None
 
@@ -119,8 +119,8 @@ def use_room(lowered: Lowered, planners: tuple[str, ...] | None = None) -> tuple
     for index in range(len(lowered.nodes)):
         variants = _variants(lowered, index)
         if variants:
-            base = _estimate(lowered, index)
-            fastest = _estimate(lowered.with_options(index, variants[0]), index)
+            base = _estimate(lowered, lowered.nodes[index])
+            fastest = _estimate(lowered, lowered.replanned(index, variants[0]))
             order_by = None if base is None or fastest is None else base - fastest
             candidates.append((order_by, index, variants, base))
     if not candidates:
@@ -145,26 +145,26 @@ def use_room(lowered: Lowered, planners: tuple[str, ...] | None = None) -> tuple
             choices.append(RoomChoice(index, None, None, "not tried: the room search's work budget is spent"))
             continue
         for v in variants:
-            trial = lowered.with_options(index, v)
-            trial_scratch, trial_overlap = _priced(scratch, overlap, trial, index)
+            trial = lowered.replanned(index, v)
+            trial_scratch, trial_overlap = _priced(scratch, overlap, trial.plan, index)
             fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
             work += cost
             if fits:
-                kept, scratch, overlap, lowered = v, trial_scratch, trial_overlap, trial
+                kept, scratch, overlap = v, trial_scratch, trial_overlap
+                lowered = lowered.with_node(index, trial)
                 break
         saving = None
         if kept is not None:
-            after = _estimate(lowered, index)
+            after = _estimate(lowered, lowered.nodes[index])
             saving = None if base is None or after is None else base - after
         choices.append(RoomChoice(index, kept, saving))
     lowered, choices = _same_functions(original, lowered, choices)
     return lowered, tuple(sorted(choices, key=lambda c: c.node))
 
 
-def _priced(scratch: dict[int, int], overlap: dict[int, int], trial: Lowered,
+def _priced(scratch: dict[int, int], overlap: dict[int, int], plan,
             node_index: int) -> tuple[dict[int, int], dict[int, int]]:
-    """The scratch and overlap tables with node `node_index` as `trial` plans it (a variant of it)."""
-    plan = trial.nodes[node_index].plan
+    """The scratch and overlap tables with node `node_index` planned as `plan` (a variant of it)."""
     scratch, overlap = dict(scratch), dict(overlap)
     scratch.pop(node_index, None)
     overlap.pop(node_index, None)
