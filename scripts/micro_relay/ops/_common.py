@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..arith.multiplier import activation_range, float_activation_range
-from ..codegen.c_text import float_literal
 from ..errors import CompileError
 from ..ir.graph import Graph, Node
 from ..ir.registry import Attr, op_where
@@ -49,10 +48,6 @@ def apply_clamp(x: np.ndarray, lo, hi, dtype) -> np.ndarray:
         x = x.astype(np.float32)
         return np.minimum(np.maximum(x, np.float32(lo)), np.float32(hi)).astype(np.float32)
     return np.clip(x, lo, hi).astype(dtype)
-
-
-def c_float(value: float) -> str:
-    return float_literal(value)
 
 
 def kernel_suffix(dtype: DType) -> str:

@@ -4,7 +4,7 @@ and CMSIS-NN kernels of those ops, which differ in the function called and the s
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 
 
 def function_name(prefix: str, p: dict, suffix: str = "") -> str:
@@ -20,7 +20,7 @@ def emit_call(ctx, node, p: dict, function: str, bias_expr: str | None = None, s
     function without one. folded_bias=False leaves the folded bias out (CMSIS-NN adds the offset itself)."""
     fields = {"geo": p["geometry"].c_initializer()}
     if p["kind"] == "f32":
-        fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
+        fields.update(act_min=float_literal(p["act_min"]), act_max=float_literal(p["act_max"]))
         params = ctx.params("mr_conv2d_f32_params", fields)
     else:
         folded = p.get("folded_bias") if folded_bias else None

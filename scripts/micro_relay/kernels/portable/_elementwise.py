@@ -4,7 +4,7 @@ UnaryKernel and LogisticKernel for the activations) and of add, subtract and mul
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 
 # the quantized fields of mr_addsub_q_params, as ops/_elementwise.py addsub_params prepares them
@@ -22,7 +22,7 @@ def c_broadcast(layout: dict) -> str:
 
 
 def c_floats(params: dict, *names: str) -> dict:
-    return {n: c_float(params[n]) for n in names}
+    return {n: float_literal(params[n]) for n in names}
 
 
 def emit_unary(ctx, node, kernel: str, kind: str, struct: str, fields: dict) -> str:

@@ -4,7 +4,7 @@ transpose, mean)."""
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel, KernelPlan
 from ..overlap import window_delta
 
@@ -25,7 +25,7 @@ def pool_emit(ctx, node, p, op: str) -> str:
     fields = {k: p[k] for k in ("batches", "in_h", "in_w", "channels", "out_h", "out_w", "filter_h", "filter_w",
                                 "stride_h", "stride_w", "pad_top", "pad_left")}
     if p["kind"] == "f32":
-        fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
+        fields.update(act_min=float_literal(p["act_min"]), act_max=float_literal(p["act_max"]))
         params = ctx.params(f"mr_{op}_f32_params", fields)
     else:
         fields.update(act_min=p["act_min"], act_max=p["act_max"])

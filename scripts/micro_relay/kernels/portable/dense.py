@@ -3,7 +3,7 @@ mr_dense_s8_portable: one unit at a time, a plain dot product where the bias is 
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
 
@@ -17,7 +17,7 @@ def emit_dense(ctx, node, p: dict, function: str, folded_bias: bool = True, requ
     data, weight, bias = node.inputs
     fields = {"rows": p["rows"], "depth": p["depth"], "units": p["units"]}
     if p["kind"] == "f32":
-        fields.update(act_min=c_float(p["act_min"]), act_max=c_float(p["act_max"]))
+        fields.update(act_min=float_literal(p["act_min"]), act_max=float_literal(p["act_max"]))
     else:
         fields.update(in_zp=p["in_zp"], w_zp=p["w_zp"], out_zp=p["out_zp"], act_min=p["act_min"],
                       act_max=p["act_max"], per_channel=int(len(p["mult"]) > 1),

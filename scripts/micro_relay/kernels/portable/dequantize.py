@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
 from ._elementwise import emit_unary
@@ -15,5 +15,5 @@ class PortableDequantize(Kernel):
     sources = ("dequantize",)
 
     def emit(self, ctx, node, p, plan):
-        fields = {"size": p["size"], "zp": p["zp"], "scale": c_float(p["scale"])}
+        fields = {"size": p["size"], "zp": p["zp"], "scale": float_literal(p["scale"])}
         return emit_unary(ctx, node, "dequantize", p["kind"], "mr_dequantize_params", fields)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
 from ._elementwise import emit_unary
@@ -17,7 +17,7 @@ class PortableLeakyRelu(Kernel):
     def emit(self, ctx, node, p, plan):
         fields = {"size": p["size"]}
         if p["kind"] == "f32":
-            fields["alpha"] = c_float(p["alpha"])
+            fields["alpha"] = float_literal(p["alpha"])
             return emit_unary(ctx, node, "leaky_relu", "f32", "mr_leaky_relu_f32_params", fields)
         fields.update({k: p[k] for k in ("in_zp", "out_zp", "id_mult", "id_shift", "alpha_mult", "alpha_shift",
                                          "alpha_negative")})

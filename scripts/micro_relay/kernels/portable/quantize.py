@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
 from ._elementwise import emit_unary
@@ -17,8 +17,8 @@ class PortableQuantize(Kernel):
     def emit(self, ctx, node, p, plan):
         fields = {"size": p["size"], "out_zp": p["out_zp"]}
         if p["kind"].startswith("f32"):
-            fields.update(scale=c_float(p["scale"]), lo=c_float(p["out_min"] - p["out_zp"]),
-                          hi=c_float(p["out_max"] - p["out_zp"]))
+            fields.update(scale=float_literal(p["scale"]), lo=float_literal(p["out_min"] - p["out_zp"]),
+                          hi=float_literal(p["out_max"] - p["out_zp"]))
             return emit_unary(ctx, node, "quantize", p["kind"], "mr_quantize_f32_params", fields)
         fields.update(in_zp=p["in_zp"], mult=p["mult"], shift=p["shift"])
         return emit_unary(ctx, node, "quantize", p["kind"], "mr_requantize_params", fields)

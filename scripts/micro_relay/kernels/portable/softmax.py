@@ -3,7 +3,7 @@ point), int16 to int16 (the two lookup tables ops/softmax.py builds)."""
 
 from __future__ import annotations
 
-from ...ops._common import c_float
+from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
 from ._elementwise import emit_unary
@@ -18,7 +18,7 @@ class PortableSoftmax(Kernel):
     def emit(self, ctx, node, p, plan):
         fields = {"rows": p["rows"], "depth": p["depth"]}
         if p["kind"] == "f32":
-            fields["beta"] = c_float(p["beta"])
+            fields["beta"] = float_literal(p["beta"])
             return emit_unary(ctx, node, "softmax", "f32", "mr_softmax_f32_params", fields)
         if p["kind"] == "s16_s16":
             fields.update(mult=p["mult"], shift=p["shift"], exp_lut=ctx.const_array(p["exp_lut"], "int16_t"),
