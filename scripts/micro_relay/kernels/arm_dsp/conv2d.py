@@ -16,11 +16,12 @@ from ...errors import CompileError
 from ...ir.registry import op_where
 from ...ops._conv_common import Geometry, is_pointwise
 from ...target.cost_model import conv2d_estimate, conv_tiles
-from ..base import Kernel, KernelPlan
+from ..base import KernelPlan
 from ..overlap import POINTWISE_TILE
 from ..portable.conv2d import SOURCES, conv_overlap_delta
 from ..portable._conv_call import emit_call
 from ..registry import kernel
+from ._int8 import Int8DspKernel
 
 # The arena scratch of the int8 kernel's DSP path (crt/src/mr_conv2d_dsp.c, whose mr_conv2d_s8_scratch_bytes is the
 # same arithmetic: tests/kernels/test_layouts.py), planned on DSP targets only: slots of 4 bytes per window value
@@ -109,14 +110,10 @@ class ConvDspPlan(KernelPlan):
 
 
 @kernel
-class DspConv2D(Kernel):
+class DspConv2D(Int8DspKernel):
     op = "nn.conv2d"
-    backend = "arm_dsp"
     sources = SOURCES
     options = {"tile_pixels": 0}  # 0: default_tile
-
-    def refusal(self, target, graph, node, p):
-        return None if p["kind"] == "s8" else f"the DSP kernel is int8 only, not {p['kind']}"
 
     def plan(self, target, graph, node, p, options):
         g: Geometry = p["geometry"]

@@ -8,9 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...target.cost_model import dense_estimate
-from ..base import Kernel, KernelPlan
+from ..base import KernelPlan
 from ..portable.dense import SOURCES, emit_dense
 from ..registry import kernel
+from ._int8 import Int8DspKernel
 
 
 def _requant_zp(mult: int, shift: int, zero_point: int) -> list[int] | None:
@@ -39,13 +40,9 @@ class DenseDspPlan(KernelPlan):
 
 
 @kernel
-class DspDense(Kernel):
+class DspDense(Int8DspKernel):
     op = "nn.dense"
-    backend = "arm_dsp"
     sources = SOURCES
-
-    def refusal(self, target, graph, node, p):
-        return None if p["kind"] == "s8" else f"the DSP kernel is int8 only, not {p['kind']}"
 
     def plan(self, target, graph, node, p, options):
         words = requant_words(p)

@@ -17,11 +17,12 @@ from ...errors import CompileError
 from ...ir.registry import op_where
 from ...ops._conv_common import Geometry
 from ...target.cost_model import cheapest, depthwise_candidates, depthwise_estimate, strip_fills
-from ..base import Kernel, KernelPlan
+from ..base import KernelPlan
 from ..overlap import window_overlap_delta
 from ..portable._conv_call import emit_call
 from ..portable.depthwise_conv2d import SOURCES, walk_path
 from ..registry import kernel
+from ._int8 import Int8DspKernel
 
 
 # Output pixels per strip fill of the DSP path (MR_DW_CHUNK in crt/src/mr_depthwise_conv2d.c).
@@ -122,14 +123,10 @@ class DepthwiseDspPlan(KernelPlan):
 
 
 @kernel
-class DspDepthwiseConv2D(Kernel):
+class DspDepthwiseConv2D(Int8DspKernel):
     op = "nn.depthwise_conv2d"
-    backend = "arm_dsp"
     sources = SOURCES
     options = {"rolling": False}
-
-    def refusal(self, target, graph, node, p):
-        return None if p["kind"] == "s8" else f"the DSP kernel is int8 only, not {p['kind']}"
 
     def plan(self, target, graph, node, p, options):
         g: Geometry = p["geometry"]

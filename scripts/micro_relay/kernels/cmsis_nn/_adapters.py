@@ -32,6 +32,7 @@ Memory: CMSIS-NN's kernels do not promise our kernels' access order (kernels/ove
 from __future__ import annotations
 
 from ..base import Kernel, KernelPlan
+from ..portable._conv_call import emit_call
 
 # The ops that have an adapter: op name -> adapter source stem (crt/cmsis_nn/mr_cmsis_<stem>.c).
 ADAPTERS = {"nn.conv2d": "conv2d", "nn.depthwise_conv2d": "depthwise_conv2d", "nn.dense": "dense"}
@@ -148,3 +149,11 @@ class CmsisNnKernel(Kernel):
     def report(self, graph, node, p, plan):
         scratch = f", {plan.scratch_bytes} B scratch" if plan.scratch_bytes else ""
         return f"CMSIS-NN {function_of(node, p)} through {plan.entry}{scratch}"
+
+    def emit(self, ctx, node, p, plan):
+        """conv2d / depthwise_conv2d (dense overrides it): our mr_conv2d_q_params (scratch_bytes = the planned
+        CMSIS-NN buffer, no folded bias: CMSIS-NN adds the input offset itself), the tensors, and the scratch or
+        NULL. The adapter returns MR_ERR_CMSIS_NN when CMSIS-NN refuses its arguments (which the refusals should
+        make impossible), and the invoke stops there like for any kernel's status."""
+        return emit_call(ctx, node, p, plan.entry, scratch_bytes=plan.scratch_bytes,
+                         scratch_arg="planned" if plan.scratch_bytes else "NULL", folded_bias=False)

@@ -6,13 +6,9 @@ from __future__ import annotations
 from ..portable.depthwise_conv2d import SOURCES
 from ..registry import kernel
 from ._adapters import CmsisNnKernel
-from .conv2d import emit_convolution
 
 
 @kernel
 class CmsisNnDepthwiseConv2D(CmsisNnKernel):
     op = "nn.depthwise_conv2d"
     sources = SOURCES
-
-    def emit(self, ctx, node, p, plan):
-        return emit_convolution(ctx, node, p, plan)
