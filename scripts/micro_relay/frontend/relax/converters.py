@@ -1,8 +1,14 @@
-"""The converter table: Relax operator name -> function(ctx, attrs, args, out, hint) -> lowered value."""
+"""The converter table: Relax operator name -> function(ctx, attrs, args, out, hint) -> lowered value.
+
+The converters live in the convert_*.py modules beside this one, a family per module; every one of them is
+imported here (registration by import), so a new family is a new file."""
 
 from __future__ import annotations
 
-from typing import Callable
+import importlib
+import pkgutil
+from collections.abc import Callable
+from pathlib import Path
 
 CONVERTERS: dict[str, Callable] = {}
 TIR_CONVERTERS: dict[str, Callable] = {}  # call_tir of these importer-made TIR functions
@@ -26,4 +32,6 @@ def converts_tir(*names: str):
     return wrap
 
 
-from . import convert_nn, convert_tensor  # noqa: E402,F401  (registration by import)
+for _module in sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)])):
+    if _module.startswith("convert_"):
+        importlib.import_module(f"{__package__}.{_module}")

@@ -3,7 +3,7 @@
 Tensors keep their TFLite names (made unique), types and quantization exactly as TFLite Micro reads them:
 quantization is set only when both scale and zero point are present, zero point 0 is replicated to match
 per-channel scales, and quantized_dimension is kept for per-channel tensors. Each operator is converted by
-the function registered for its builtin code in `builtins.py`.
+the function registered for its builtin code in the `builtins` package.
 """
 
 from __future__ import annotations
