@@ -167,3 +167,60 @@ def cast_model(in_dtype="int32", out_dtype="float32", shape=(2, 5)) -> bytes:
     y = b.tensor("y", shape, out_dtype)
     b.op("CAST", [x], [y], in_data_type=in_dtype, out_data_type=out_dtype)
     return b.inputs(x).outputs(y).build()
+
+
+def dilated_conv_models(dtype="int8", shape=(1, 9, 10, 3), out_channels=4, kernel=(3, 3), dilation=(2, 2),
+                        padding="SAME", depthwise=False, in_quant=(0.05, 0), out_zp=0, seed=0) -> tuple[bytes, bytes]:
+    """(TensorFlow's atrous chain SPACE_TO_BATCH_ND -> VALID CONV_2D / DEPTHWISE_CONV_2D -> BATCH_TO_SPACE_ND,
+    the same convolution as one CONV_2D / DEPTHWISE_CONV_2D with `dilation`), with one set of weights.
+    Paddings and crops are TensorFlow's (with_space_to_batch / required_space_to_batch_paddings): SAME pads
+    (k - 1) * d split low half first, then the ends grow to a multiple of the block and are cropped back."""
+    rng = np.random.default_rng(seed)
+    n, h, w, c = shape
+    channels = c if depthwise else out_channels
+    filt_shape = (1, *kernel, c) if depthwise else (out_channels, *kernel, c)
+    base, crops, out_hw = [], [], []
+    for size, k, d in zip((h, w), kernel, dilation):
+        total = (k - 1) * d if padding == "SAME" else 0
+        lo, hi = total // 2, total - total // 2
+        extra = (-(size + lo + hi)) % d
+        base.append((lo, hi + extra))
+        crops.append((0, extra))
+        out_hw.append(size + total - (k - 1) * d)
+    grids = [(size + lo + hi) // d for size, (lo, hi), d in zip((h, w), base, dilation)]
+    inner = [g - k + 1 for g, k in zip(grids, kernel)]
+    terms = kernel[0] * kernel[1] * (1 if depthwise else c)
+    quantized = dtype != "float32"
+    in_q = {"scale": in_quant[0], "zero_point": in_quant[1]} if quantized else {}
+    out_q = {"scale": in_quant[0] * 0.01 * 74 * 73 * terms ** 0.5 * 3 / 127, "zero_point": out_zp} if quantized else {}
+    weights = rng.integers(-127, 128, filt_shape) if quantized else rng.standard_normal(filt_shape) / terms ** 0.5
+    bias = rng.integers(-2000, 2001, channels) if quantized else rng.standard_normal(channels) * 0.5
+    axis = 3 if depthwise else 0
+    op = "DEPTHWISE_CONV_2D" if depthwise else "CONV_2D"
+
+    def conv(b: TFLiteBuilder, x: str, y: str, **options):
+        wq = {"scale": [0.01] * channels, "zero_point": 0, "axis": axis} if quantized else {}
+        f = b.tensor("filter", filt_shape, "int8" if quantized else "float32", data=weights, **wq)
+        bq = {"scale": [in_quant[0] * 0.01] * channels, "zero_point": 0, "axis": 0} if quantized else {}
+        bt = b.tensor("bias", (channels,), "int32" if quantized else "float32", data=bias, **bq)
+        extra = {"depth_multiplier": 1} if depthwise else {}
+        b.op(op, [x, f, bt], [y], **options, **extra)
+
+    chain = TFLiteBuilder()
+    x = chain.tensor("x", shape, dtype, **in_q)
+    blk = chain.tensor("block", (2,), "int32", data=list(dilation))
+    pads = chain.tensor("paddings", (2, 2), "int32", data=np.asarray(base))
+    s2b = chain.tensor("phases", (n * dilation[0] * dilation[1], *grids, c), dtype, **in_q)
+    chain.op("SPACE_TO_BATCH_ND", [x, blk, pads], [s2b])
+    mid = chain.tensor("phase_conv", (n * dilation[0] * dilation[1], *inner, channels), dtype, **out_q)
+    conv(chain, s2b, mid, padding="VALID")
+    blk2 = chain.tensor("block2", (2,), "int32", data=list(dilation))
+    crop = chain.tensor("crops", (2, 2), "int32", data=np.asarray(crops))
+    y = chain.tensor("y", (n, *out_hw, channels), dtype, **out_q)
+    chain.op("BATCH_TO_SPACE_ND", [mid, blk2, crop], [y])
+
+    direct = TFLiteBuilder()
+    x2 = direct.tensor("x", shape, dtype, **in_q)
+    y2 = direct.tensor("y", (n, *out_hw, channels), dtype, **out_q)
+    conv(direct, x2, y2, padding=padding, dilation=dilation)
+    return chain.inputs(x).outputs(y).build(), direct.inputs(x2).outputs(y2).build()
