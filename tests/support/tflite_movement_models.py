@@ -224,3 +224,31 @@ def dilated_conv_models(dtype="int8", shape=(1, 9, 10, 3), out_channels=4, kerne
     y2 = direct.tensor("y", (n, *out_hw, channels), dtype, **out_q)
     conv(direct, x2, y2, padding=padding, dilation=dilation)
     return chain.inputs(x).outputs(y).build(), direct.inputs(x2).outputs(y2).build()
+
+
+def writer_examples():
+    """(operator, model) for each movement operator the writer knows, one runtime input each (for the
+    writer's own tests)."""
+    f = "float32"
+    yield "TRANSPOSE", transpose_model(f, (2, 3, 4), (2, 0, 1))
+    yield "SLICE", slice_model(f, (4, 5), (1, 0), (2, -1))
+    yield "SPLIT", split_model(f, (2, 6), 1, 3)
+    yield "SPLIT_V", split_v_model(f, (2, 6), 1, (2, -1))
+    yield "PACK", pack_model(f, (2, 3), 1)
+    yield "UNPACK", unpack_model(f, (2, 3), 0)
+    yield "GATHER", gather_model(f, (5, 2), (4, 0), 0)
+    b = TFLiteBuilder()
+    x = b.tensor("x", (3, 2), f)
+    i = b.tensor("i", (2, 2), "int32", data=[[2, 1], [0, 0]])
+    y = b.tensor("y", (2,), f)
+    yield "GATHER_ND", b.op("GATHER_ND", [x, i], [y]).inputs(x).outputs(y).build()
+    yield "BROADCAST_TO", broadcast_to_model(f, (3, 1), (2, 3, 4))
+    yield "TILE", tile_model(f, (2, 3), (1, 2))
+    yield "FILL", fill_model(f, (2, 2))
+    yield "ZEROS_LIKE", zeros_like_model(f, (2, 3))
+    yield "MIRROR_PAD", mirror_pad_model(f, (3, 3), ((1, 1), (0, 2)), "SYMMETRIC")
+    yield "SPACE_TO_DEPTH", space_to_depth_model(f, (1, 2, 2, 1), 2)
+    yield "DEPTH_TO_SPACE", depth_to_space_model(f, (1, 1, 1, 4), 2)
+    yield "SPACE_TO_BATCH_ND", space_to_batch_model(f, (1, 4, 4, 1), (2, 2), ((0, 0), (0, 0)))
+    yield "BATCH_TO_SPACE_ND", batch_to_space_model(f, (4, 2, 2, 1), (2, 2), ((0, 0), (1, 0)))
+    yield "CAST", cast_model("float32", "int32", (2, 3))

@@ -1,9 +1,10 @@
 """Helpers of the data-movement ops that only move bytes (broadcast_to, tile, nn.space_to_depth,
 nn.depth_to_space, take, gather_nd, nn.mirror_pad, the space/batch ops, full, zeros_like).
 
-Ops whose output is a fixed-rank strided view of their input (out[i...] = in[sum i_k * step_k]) run on the
-transpose kernel (crt/src/mr_transpose.c, whose input steps may be 0 or any permutation): `view_params`
-drops size-1 axes and merges axes that walk the input as one, then pads the view to its six axes.
+Ops whose output is a strided view of their input (out[i...] = in[sum i_k * step_k]) run on the transpose
+kernel (crt/src/mr_transpose.c, whose input steps may be 0 or any permutation): `view_params` drops size-1
+axes and merges axes that walk the input as one, then pads the view to the kernel's six axes; a view with
+more (a tile of every axis of a 4-D tensor) loops over its outer axes around the call.
 """
 
 from __future__ import annotations
@@ -35,15 +36,18 @@ def raw_copy(graph, node, what: str):
 
 def view_params(graph, node, dims, steps, what: str) -> dict:
     """mr_transpose_params of the view that walks `dims` (outermost first) taking input elements `steps`
-    apart; refuses views of more than six axes after merging, and steps the int32 fields cannot hold."""
+    apart, after merging. Views of more than six axes keep their outer axes as `loops` (dim, input step,
+    output step) the kernel's C call runs around the kernel; steps the int32 fields cannot hold are refused."""
     data = types(graph, node)[0]
     dims, steps = collapse(dims, steps)
-    if len(dims) > VIEW_MAX_DIMS:
-        fail(graph, node, f"{what} walks {len(dims)} axes after merging, the kernel at most {VIEW_MAX_DIMS}")
-    if any(abs(s) * max(d, 1) > INT32_MAX for d, s in zip(dims, steps)):
+    dims, steps = dims or [1], steps or [0]
+    if any(abs(s) * d > INT32_MAX for d, s in zip(dims, steps)):
         fail(graph, node, f"{what} steps {steps} overflow the kernel's int32 offsets")
-    return {"elem_size": data.dtype.itemsize, "out_dims": left_pad(dims or [1], VIEW_MAX_DIMS, 1),
-            "in_step": left_pad(steps or [0], VIEW_MAX_DIMS, 0)}
+    extra = max(0, len(dims) - VIEW_MAX_DIMS)
+    out_steps = row_major_steps(dims)
+    return {"elem_size": data.dtype.itemsize, "out_dims": left_pad(dims[extra:], VIEW_MAX_DIMS, 1),
+            "in_step": left_pad(steps[extra:], VIEW_MAX_DIMS, 0),
+            "loops": [(dims[k], steps[k], out_steps[k]) for k in range(extra)]}
 
 
 def broadcast_steps(in_shape, out_shape) -> list[int]:
