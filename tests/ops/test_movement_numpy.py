@@ -133,6 +133,16 @@ HOSTILE = {
         lambda: _raw_space_to_batch(), "not a multiple"),
     "SPLIT into unequal parts": (lambda: _raw_split(), "equal parts"),
     "TRANSPOSE changes the quantization": (lambda: _requantizing_transpose(), "differ in type or quantization"),
+    "SPLIT axis holding two values": (
+        lambda: mm.single_op("SPLIT", "int8", (2, 4), [(2, 2), (2, 2)], [("first:axis", [1, 1])], num_splits=2),
+        "must hold one value"),
+    "TRANSPOSE perm entry out of range": (
+        lambda: mm.single_op("TRANSPOSE", "int8", (2, 3), [(3, 2)], [("perm", [1, 2])]), "outside"),
+    "GATHER axis out of range": (lambda: mm.single_op("GATHER", "int8", (4, 2), [(2, 2)],
+                                                      [("indices", [0, 1])], axis=5), "outside"),
+    "SPACE_TO_BATCH padding near 2^31": (
+        lambda: mm.single_op("SPACE_TO_BATCH_ND", "int8", (1, 4, 4, 1), [(4, 2, 2, 1)],
+                             [("block", [2, 2]), ("paddings", [[0, 2 ** 31 - 2], [0, 0]])]), "int32"),
     "DEPTH_TO_SPACE channels not a block square": (
         lambda: mm.single_op("DEPTH_TO_SPACE", "int8", (1, 2, 2, 6), [(1, 4, 4, 1)], block_size=2),
         "divisible by block_size"),

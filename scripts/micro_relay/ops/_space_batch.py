@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..ir.types import INT32_MAX
 from ._common import fail, out_type, types
 from ._movement import raw_copy
 
@@ -44,8 +45,10 @@ def geometry(graph, node, to_batch: bool) -> SpaceBatch:
     if spatial not in (1, 2) or len(block) != spatial or len(pairs) != 2 * spatial:
         fail(graph, node, f"{node.op} needs a 3-D or 4-D input with a block and a ({key} before, after) pair "
                           f"per spatial axis, got {list(data.shape)}, block {block}, {key} {pairs}")
-    if min(block) < 1 or min(pairs) < 0:
-        fail(graph, node, f"block {block} must be positive and {key} {pairs} non-negative")
+    if min(block) < 1 or min(pairs) < 0 or max(block + pairs) > INT32_MAX // 4 or \
+            max(data.shape) + max(pairs) + max(block) > INT32_MAX // 2:
+        fail(graph, node, f"block {block} must be positive and {key} {pairs} non-negative, within int32 image "
+                          f"arithmetic")
     if spatial == 1:
         block, pairs = block + [1], pairs + [0, 0]
     shape = list(data.shape) if spatial == 2 else [data.shape[0], data.shape[1], 1, data.shape[2]]

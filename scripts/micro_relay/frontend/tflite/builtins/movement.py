@@ -16,14 +16,24 @@ from .context import converts, make_node
 
 def same_quant(ctx, sources, results, what: str):
     """Raw copies keep bytes: every source and result must carry one dtype and one quantization."""
-    kinds = {(t.dtype, None if t.quant is None else (float(np.float32(t.quant.scale)), t.quant.zero_point))
-             for t in (ctx.tensors[n].type for n in [*sources, *results] if n)}
+    def kind(t):
+        q = "" if t.quant is None else f" ({float(np.float32(t.quant.scale))}, {t.quant.zero_point})"
+        return f"{t.dtype.value}{q}"
+
+    kinds = sorted({kind(ctx.tensors[n].type) for n in [*sources, *results] if n})
     if len(kinds) > 1:
-        ctx.fail(f"{what} copies raw elements but its tensors differ in type or quantization: {sorted(map(str, kinds))}")
+        ctx.fail(f"{what} copies raw elements but its tensors differ in type or quantization: {', '.join(kinds)}")
 
 
 def ints(ctx, name: str, what: str) -> list[int]:
     return [int(v) for v in ctx.constant(name, what).ravel()]
+
+
+def scalar_axis(ctx, name: str, rank: int, what: str) -> int:
+    values = ints(ctx, name, what)
+    if len(values) != 1:
+        ctx.fail(f"{what} must hold one value, got {values}")
+    return ctx.axis(values[0], rank, what)
 
 
 def slice_node(ctx, source, output, begin, counts):
@@ -79,7 +89,7 @@ def slice_(ctx, op, inputs, outputs):
 def split(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 2)
     rank = len(ctx.shape(inputs[1]))
-    axis = ctx.axis(ints(ctx, inputs[0], "SPLIT axis")[0], rank, "SPLIT axis")
+    axis = scalar_axis(ctx, inputs[0], rank, "SPLIT axis")
     dim = ctx.shape(inputs[1])[axis]
     if dim % len(outputs):
         ctx.fail(f"SPLIT cannot cut axis {axis} of size {dim} into {len(outputs)} equal parts")
@@ -91,7 +101,7 @@ def split(ctx, op, inputs, outputs):
 def split_v(ctx, op, inputs, outputs):
     ctx.need_inputs(inputs, 3)
     rank = len(ctx.shape(inputs[0]))
-    axis = ctx.axis(ints(ctx, inputs[2], "SPLIT_V axis")[0], rank, "SPLIT_V axis")
+    axis = scalar_axis(ctx, inputs[2], rank, "SPLIT_V axis")
     sizes = ints(ctx, inputs[1], "SPLIT_V size_splits")
     if sizes.count(-1) == 1:  # one size is what the others leave
         sizes[sizes.index(-1)] = ctx.shape(inputs[0])[axis] - (sum(sizes) + 1)
