@@ -67,6 +67,8 @@ TILE_NAMED = {
     "pooled vector to a row of 4 [1,1,1,1280]": ((1, 1, 1, 1280), (1, 1, 4, 1), "int8"),
     "KWS features twice in time [1,49,10,1]": ((1, 49, 10, 1), (1, 2, 1, 1), "float32"),
     "every axis of 4 repeated (8 view axes merge to 6)": ((2, 2, 2, 3), (2, 3, 2, 1), "int16"),
+    "7 view axes: a C loop around the kernel": ((2, 2, 2, 1), (2, 2, 2, 2), "float32"),
+    "10 view axes of a 5-D tile": ((2, 3, 2, 3, 2), (2, 2, 3, 2, 2), "int8"),
 }
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import tflite
 from tflite.BuiltinOperator import BuiltinOperator as B
 
-from ....ir.graph import Tensor
+from ....ir.graph import Tensor, fresh_name
 from .context import converts, make_node
 
 def same_quant(ctx, sources, results, what: str):
@@ -138,7 +138,7 @@ def pack(ctx, op, inputs, outputs):
     same_quant(ctx, inputs, outputs, "PACK")
     nodes, parts = [], []
     for index, name in enumerate(inputs):  # each input gains the new axis: a reshape, which aliases
-        part = f"{outputs[0]}/pack{index}"
+        part = fresh_name(ctx.tensors, f"{outputs[0]}/pack{index}")
         ctx.tensors[part] = Tensor(part, ctx.tensors[name].type.with_shape(expanded))
         nodes.append(make_node(ctx, "reshape", [name], [part], newshape=expanded))
         parts.append(part)
