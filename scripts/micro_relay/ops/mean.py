@@ -49,6 +49,7 @@ def _split(shape, axes) -> tuple[list[int], list[int], list[int], list[int]]:
 @register
 class Mean(OpDef):
     name = "mean"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"axis": Attr(tuple), "keepdims": Attr(bool, False)}
 
     def infer(self, graph, node):
