@@ -1,0 +1,31 @@
+"""Reductions beyond MEAN (SUM, REDUCE_MAX, REDUCE_MIN, REDUCE_PROD, ARG_MAX, ARG_MIN), L2_NORMALIZATION
+and the resizes (RESIZE_NEAREST_NEIGHBOR, RESIZE_BILINEAR)."""
+
+from __future__ import annotations
+
+import numpy as np
+import tflite
+from tflite.BuiltinOperator import BuiltinOperator as B
+
+from .context import converts, make_node
+
+
+def _reducer(op_name: str, label: str):
+    """A converter of a ReducerOptions operator: input, constant int32 axes (scalar or vector), keep_dims."""
+    def convert(ctx, op, inputs, outputs):
+        ctx.need_inputs(inputs, 2)
+        o = ctx.options(op, tflite.ReducerOptions)
+        rank = len(ctx.shape(inputs[0]))
+        what = f"{label} axis"
+        axes = sorted({ctx.axis(int(a), rank, what) for a in np.ravel(ctx.constant(inputs[1], what))})
+        if not axes:
+            ctx.fail(f"{label} reduces no axis (an empty axis tensor)")
+        keepdims = bool(o.KeepDims()) if o is not None else False
+        return [make_node(ctx, op_name, inputs[:1], outputs, axis=tuple(axes), keepdims=keepdims)]
+
+    return convert
+
+
+for _code, _op, _label in ((B.SUM, "sum", "SUM"), (B.REDUCE_MAX, "max", "REDUCE_MAX"),
+                           (B.REDUCE_MIN, "min", "REDUCE_MIN"), (B.REDUCE_PROD, "prod", "REDUCE_PROD")):
+    converts(_code)(_reducer(_op, _label))

@@ -1,0 +1,34 @@
+"""Single-op TFLite models of the reductions, L2_NORMALIZATION and the resizes, for the tests against
+TFLite Micro (tests/ops/test_reduce_resize_vs_tflm.py). Builders take readable parameters with defaults and
+return model bytes; they only make models TFLite Micro's Prepare accepts unless a test says otherwise."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from micro_relay.frontend.tflite.writer import TFLiteBuilder
+
+
+def _quant(dtype: str, quant) -> dict:
+    return {} if dtype == "float32" or quant is None else {"scale": quant[0], "zero_point": quant[1]}
+
+
+def reduced_shape(shape, axes, keep_dims: bool) -> tuple[int, ...]:
+    rank = len(shape)
+    reduced = {a % rank for a in axes}
+    if keep_dims:
+        return tuple(1 if i in reduced else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in reduced)
+
+
+def reduce_model(op="SUM", dtype="int8", shape=(1, 4, 4, 8), axes=(1, 2), keep_dims=True, in_quant=(0.05, 0),
+                 out_quant=None, scalar_axis=False) -> bytes:
+    """SUM / REDUCE_MAX / REDUCE_MIN / REDUCE_PROD over constant int32 axes (negative ones allowed);
+    the output quantization defaults to the input's. `scalar_axis` stores one axis as a 0-D tensor."""
+    out_quant = in_quant if out_quant is None else out_quant
+    b = TFLiteBuilder()
+    x = b.tensor("input", shape, dtype, **_quant(dtype, in_quant))
+    a = b.tensor("axis", () if scalar_axis else (len(axes),), "int32", data=axes)
+    y = b.tensor("output", reduced_shape(shape, axes, keep_dims), dtype, **_quant(dtype, out_quant))
+    b.op(op, [x, a], [y], keep_dims=keep_dims)
+    return b.inputs(x).outputs(y).build()
