@@ -32,3 +32,16 @@ def reduce_model(op="SUM", dtype="int8", shape=(1, 4, 4, 8), axes=(1, 2), keep_d
     y = b.tensor("output", reduced_shape(shape, axes, keep_dims), dtype, **_quant(dtype, out_quant))
     b.op(op, [x, a], [y], keep_dims=keep_dims)
     return b.inputs(x).outputs(y).build()
+
+
+def arg_model(op="ARG_MAX", dtype="int8", shape=(1, 12), axis=-1, index="int32", axis_dtype="int32",
+              quant=(0.05, 0)) -> bytes:
+    """ARG_MAX / ARG_MIN along a constant axis, int32 or int64 indices."""
+    rank = len(shape)
+    out_shape = tuple(d for i, d in enumerate(shape) if i != axis % rank)
+    b = TFLiteBuilder()
+    x = b.tensor("input", shape, dtype, **_quant(dtype, quant))
+    a = b.tensor("axis", (1,), axis_dtype, data=[axis])
+    y = b.tensor("output", out_shape, index)
+    b.op(op, [x, a], [y], output_type=index)
+    return b.inputs(x).outputs(y).build()

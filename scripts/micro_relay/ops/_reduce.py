@@ -138,3 +138,54 @@ class MinMax(OpDef):
         else:
             result = fold(rows(x, p), init, lambda acc, v: np.where(v < acc, v, acc))
         return [result.reshape(out.shape)]
+
+
+class ArgMinMax(OpDef):
+    """argmax and argmin (TFLite ARG_MAX / ARG_MIN, R/arg_min_max.h): along `axis`, the index of the first
+    element no later element beats (`>` for argmax, `<` for argmin: ties keep the first index). Floats too
+    (TFLite Micro's GreaterFn / LessFn): a NaN never wins, and a NaN first element is never beaten. Values
+    are compared raw, so quantization does not matter. The index is int32 or int64 (TFLite Micro itself
+    writes int32 only); keepdims leaves the axis as size 1."""
+
+    attrs = {"axis": Attr(int), "keepdims": Attr(bool, False)}
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
+    greater: bool = True
+
+    def _axis(self, graph, node) -> int:
+        data = types(graph, node)[0]
+        axis = int(node.attrs["axis"])
+        if not -data.rank <= axis < data.rank:
+            fail(graph, node, f"{node.op} axis {axis} is not an axis of a rank-{data.rank} tensor")
+        if 0 in data.shape:
+            fail(graph, node, f"{node.op} over an empty tensor {list(data.shape)}")
+        return axis % data.rank
+
+    def infer(self, graph, node):
+        data, axis = types(graph, node)[0], self._axis(graph, node)
+        if node.attrs.get("keepdims", False):
+            shape = tuple(1 if a == axis else d for a, d in enumerate(data.shape))
+        else:
+            shape = tuple(d for a, d in enumerate(data.shape) if a != axis)
+        return [TensorType(shape, out_type(graph, node).dtype)]
+
+    def prepare(self, graph, node):
+        data, out = types(graph, node)[0], out_type(graph, node)
+        if data.dtype not in self.dtypes or out.dtype not in (DType.INT32, DType.INT64):
+            fail(graph, node, f"{node.op} runs int8, int16 or float32 to int32 or int64 indices, got "
+                              f"{data.dtype.value} -> {out.dtype.value}")
+        axis = self._axis(graph, node)
+        shape = data.shape
+        return {"axis": axis, "outer": int(np.prod(shape[:axis], dtype=np.int64)), "axis_size": int(shape[axis]),
+                "inner": int(np.prod(shape[axis + 1:], dtype=np.int64)), "kind": kernel_suffix(data.dtype),
+                "index_kind": "s32" if out.dtype is DType.INT32 else "s64"}
+
+    def reference(self, graph, node, p, inputs):
+        x, out = inputs[0], out_type(graph, node)
+        view = x.reshape(p["outer"], p["axis_size"], p["inner"])
+        best, index = view[:, 0, :].copy(), np.zeros((p["outer"], p["inner"]), np.int64)
+        for i in range(1, p["axis_size"]):
+            v = view[:, i, :]
+            beats = v > best if self.greater else v < best
+            best = np.where(beats, v, best)
+            index = np.where(beats, i, index)
+        return [index.astype(out.dtype.numpy).reshape(out.shape)]

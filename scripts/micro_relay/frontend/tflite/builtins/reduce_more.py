@@ -29,3 +29,23 @@ def _reducer(op_name: str, label: str):
 for _code, _op, _label in ((B.SUM, "sum", "SUM"), (B.REDUCE_MAX, "max", "REDUCE_MAX"),
                            (B.REDUCE_MIN, "min", "REDUCE_MIN"), (B.REDUCE_PROD, "prod", "REDUCE_PROD")):
     converts(_code)(_reducer(_op, _label))
+
+
+def _arg(op_name: str, label: str):
+    """ARG_MAX / ARG_MIN: input and a constant one-element axis; the index type is the output tensor's."""
+    def convert(ctx, op, inputs, outputs):
+        ctx.need_inputs(inputs, 2)
+        rank = len(ctx.shape(inputs[0]))
+        if rank == 0:
+            ctx.fail(f"{label} of a scalar")
+        values = np.ravel(ctx.constant(inputs[1], f"{label} axis"))
+        if values.size != 1:
+            ctx.fail(f"{label} axis must hold one value, got {values.size}")
+        axis = ctx.axis(int(values[0]), rank, f"{label} axis")
+        return [make_node(ctx, op_name, inputs[:1], outputs, axis=axis, keepdims=False)]
+
+    return convert
+
+
+converts(B.ARG_MAX)(_arg("argmax", "ARG_MAX"))
+converts(B.ARG_MIN)(_arg("argmin", "ARG_MIN"))
