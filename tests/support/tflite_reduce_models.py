@@ -45,3 +45,15 @@ def arg_model(op="ARG_MAX", dtype="int8", shape=(1, 12), axis=-1, index="int32",
     y = b.tensor("output", out_shape, index)
     b.op(op, [x, a], [y], output_type=index)
     return b.inputs(x).outputs(y).build()
+
+
+def resize_model(op="RESIZE_BILINEAR", dtype="int8", shape=(1, 12, 12, 32), size=(24, 24), align_corners=False,
+                 half_pixel_centers=False, quant=(0.05, 0)) -> bytes:
+    """RESIZE_BILINEAR / RESIZE_NEAREST_NEIGHBOR to a constant size, quantization unchanged."""
+    n, _, _, c = shape
+    b = TFLiteBuilder()
+    x = b.tensor("input", shape, dtype, **_quant(dtype, quant))
+    s = b.tensor("size", (2,), "int32", data=size)
+    y = b.tensor("output", (n, size[0], size[1], c), dtype, **_quant(dtype, quant))
+    b.op(op, [x, s], [y], align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+    return b.inputs(x).outputs(y).build()

@@ -49,3 +49,32 @@ def _arg(op_name: str, label: str):
 
 converts(B.ARG_MAX)(_arg("argmax", "ARG_MAX"))
 converts(B.ARG_MIN)(_arg("argmin", "ARG_MIN"))
+
+
+def _resize(method: str, label: str, options):
+    """RESIZE_*: input, a constant int32 [2] size that must match the output tensor's H and W."""
+    def convert(ctx, op, inputs, outputs):
+        ctx.need_inputs(inputs, 2)
+        shape = ctx.rank(inputs[0], 4, f"{label} input")
+        size = np.ravel(ctx.constant(inputs[1], f"{label} size"))
+        if size.size != 2:
+            ctx.fail(f"{label} size must hold 2 values (height, width), got {size.size}")
+        height, width = (int(s) for s in size)
+        out_shape = ctx.shape(outputs[0])
+        if height < 1 or width < 1 or tuple(out_shape) != (shape[0], height, width, shape[3]):
+            ctx.fail(f"{label} size {[height, width]} of input {list(shape)} does not give the output shape "
+                     f"{list(out_shape)}")
+        o = ctx.options(op, options)
+        align = bool(o.AlignCorners()) if o is not None else False
+        half = bool(o.HalfPixelCenters()) if o is not None else False
+        if align and half:
+            ctx.fail(f"{label} has both align_corners and half_pixel_centers")
+        return [make_node(ctx, "image.resize2d", inputs[:1], outputs, size=(height, width), method=method,
+                          align_corners=align, half_pixel_centers=half)]
+
+    return convert
+
+
+converts(B.RESIZE_NEAREST_NEIGHBOR)(_resize("nearest_neighbor", "RESIZE_NEAREST_NEIGHBOR",
+                                            tflite.ResizeNearestNeighborOptions))
+converts(B.RESIZE_BILINEAR)(_resize("linear", "RESIZE_BILINEAR", tflite.ResizeBilinearOptions))
