@@ -57,3 +57,12 @@ def resize_model(op="RESIZE_BILINEAR", dtype="int8", shape=(1, 12, 12, 32), size
     y = b.tensor("output", (n, size[0], size[1], c), dtype, **_quant(dtype, quant))
     b.op(op, [x, s], [y], align_corners=align_corners, half_pixel_centers=half_pixel_centers)
     return b.inputs(x).outputs(y).build()
+
+
+def l2norm_model(dtype="int8", shape=(1, 8), in_quant=(0.05, 0)) -> bytes:
+    """L2_NORMALIZATION along the last axis; int8 output in TFLite's fixed scale 1/128, zero point 0."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", shape, dtype, **_quant(dtype, in_quant))
+    y = b.tensor("output", shape, dtype, **_quant(dtype, (1 / 128, 0)))
+    b.op("L2_NORMALIZATION", [x], [y])
+    return b.inputs(x).outputs(y).build()

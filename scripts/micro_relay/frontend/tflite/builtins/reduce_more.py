@@ -78,3 +78,15 @@ def _resize(method: str, label: str, options):
 converts(B.RESIZE_NEAREST_NEIGHBOR)(_resize("nearest_neighbor", "RESIZE_NEAREST_NEIGHBOR",
                                             tflite.ResizeNearestNeighborOptions))
 converts(B.RESIZE_BILINEAR)(_resize("linear", "RESIZE_BILINEAR", tflite.ResizeBilinearOptions))
+
+
+@converts(B.L2_NORMALIZATION)
+def l2_normalization(ctx, op, inputs, outputs):
+    ctx.need_inputs(inputs, 1)
+    shape = ctx.shape(inputs[0])
+    if not 1 <= len(shape) <= 4:
+        ctx.fail(f"L2_NORMALIZATION input must be 1-D to 4-D, got {list(shape)}")
+    o = ctx.options(op, tflite.L2NormOptions)
+    if o is not None and ctx.activation(o.FusedActivationFunction()) != "none":
+        ctx.fail("L2_NORMALIZATION with a fused activation (TFLite Micro supports none)")
+    return [make_node(ctx, "nn.l2_normalize", inputs, outputs, axis=-1)]
