@@ -66,3 +66,13 @@ def l2norm_model(dtype="int8", shape=(1, 8), in_quant=(0.05, 0)) -> bytes:
     y = b.tensor("output", shape, dtype, **_quant(dtype, (1 / 128, 0)))
     b.op("L2_NORMALIZATION", [x], [y])
     return b.inputs(x).outputs(y).build()
+
+
+def compiled_outputs(model: bytes, samples, out_dir) -> list[list[np.ndarray]]:
+    """Compiled C's outputs, for the cases TFLite Micro has no kernel for (tests then compare with numpy)."""
+    from micro_relay.frontend.tflite import read_tflite
+    from micro_relay.passes import run_pipeline
+
+    from .c_harness import compile_and_run
+
+    return compile_and_run(run_pipeline(read_tflite(model, "test model")), samples, out_dir)
