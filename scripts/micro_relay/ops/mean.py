@@ -22,7 +22,6 @@ from ._reduce import reduce_infer, rows, view_params
 @register
 class Mean(OpDef):
     name = "mean"
-    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"axis": Attr(tuple), "keepdims": Attr(bool, False)}
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
