@@ -3,7 +3,8 @@
 Each case is a single-op TFLite model made by the tests' own builders (tests/support/tflite_*models.py) at a
 shape real networks have. It is compiled for --target cortex-m4, run on mps2-an386 (QEMU -icount: one
 instruction a tick) with `--profile`, and the op's own instructions are divided by its output elements, or by
-its MACs for the ops that multiply-accumulate. Every run's outputs are compared with TFLite Micro's
+its MACs for the ops that multiply-accumulate (elements: the larger of
+the inputs' and the outputs' counts, so a reduction counts what it reads). Every run's outputs are compared with TFLite Micro's
 interpreter on the same inputs; a case that does not match is reported as such, not as a number.
 TFLite Micro itself is not run on the M4 here (no Cortex-M build of it is part of this project), so the table
 has our numbers only; BENCHMARKS.md says so. Writes a Markdown table (BENCHMARKS-ops.md by default).
@@ -49,6 +50,17 @@ CASES: dict[str, tuple[str, str, dict]] = {
                                                             paddings=((0, 0), (1, 1), (1, 1), (0, 0)))),
     "CONCATENATION int8 2x[1,12,12,16]": ("tflite_models", "concat_model", dict(shapes=((1, 12, 12, 16), (1, 12, 12, 16)))),
     "FULLY_CONNECTED int8 1280->12": ("tflite_models", "fully_connected_model", dict(input_shape=(1, 1280), units=12)),
+    "SUM int8 [1,7,7,256] -> [1,1,1,256]": ("tflite_reduce_models", "reduce_model", dict(op="SUM", shape=(1, 7, 7, 256),
+                                                                                     out_quant=(0.5, 0))),
+    "REDUCE_MAX int8 [1,7,7,256] -> [1,1,1,256]": ("tflite_reduce_models", "reduce_model",
+                                                   dict(op="REDUCE_MAX", shape=(1, 7, 7, 256))),
+    "ARG_MAX int8 [1,12]": ("tflite_reduce_models", "arg_model", dict(shape=(1, 12))),
+    "RESIZE_NEAREST_NEIGHBOR int8 [1,12,12,32] x2": ("tflite_reduce_models", "resize_model",
+                                                     dict(op="RESIZE_NEAREST_NEIGHBOR")),
+    "RESIZE_BILINEAR int8 [1,12,12,32] x2": ("tflite_reduce_models", "resize_model", dict(op="RESIZE_BILINEAR")),
+    "RESIZE_BILINEAR float32 [1,12,12,32] x2": ("tflite_reduce_models", "resize_model",
+                                                dict(op="RESIZE_BILINEAR", dtype="float32")),
+    "L2_NORMALIZATION int8 [1,128]": ("tflite_reduce_models", "l2norm_model", dict(shape=(1, 128))),
 }
 MAC_OPS = {"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv2d_transpose", "nn.batch_matmul", "nn.lstm", "nn.svdf"}
 
@@ -76,7 +88,8 @@ def measure(name: str, model: bytes, machine: str) -> dict:
     layers = [layer for layer in result["layers"] if layer["op"] not in ("reshape",)]
     instructions = sum(layer["instructions"] for layer in layers)
     macs = sum(layer["macs"] for layer in layers if layer["op"] in MAC_OPS)
-    elements = sum(int(np.prod(graph.tensors[o].type.shape)) for o in graph.outputs)
+    elements = max(sum(int(np.prod(graph.tensors[name].type.shape)) for name in names)
+                   for names in (graph.inputs, graph.outputs))
     return {"name": name, "ops": ", ".join(sorted({layer["op"] for layer in layers})),
             "instructions": instructions, "per": "MAC" if macs else "element", "count": macs or elements,
             "match": result["outputs_match"]}
