@@ -2,10 +2,10 @@
 
 Each case is a single-op TFLite model made by the tests' own builders (tests/support/tflite_*models.py) at a
 shape real networks have. It is compiled for --target cortex-m4, run on mps2-an386 (QEMU -icount: one
-instruction a tick) with `--profile`, and the op's own instructions are divided by its output elements, or by
-its MACs for the ops that multiply-accumulate (elements: the larger of
-the inputs' and the outputs' counts, so a reduction counts what it reads). Every run's outputs are compared with TFLite Micro's
-interpreter on the same inputs; a case that does not match is reported as such, not as a number.
+instruction a tick) with `--profile`, and the op's own instructions are divided by its elements (the larger of
+the inputs' and the outputs' counts, so a reduction is charged for what it reads), or by its MACs for the ops
+that multiply-accumulate. Every run's outputs are compared with TFLite Micro's interpreter on the same inputs;
+a case that does not match is reported as such, not as a number.
 TFLite Micro itself is not run on the M4 here (no Cortex-M build of it is part of this project), so the table
 has our numbers only; BENCHMARKS.md says so. Writes a Markdown table (BENCHMARKS-ops.md by default).
 
