@@ -268,14 +268,66 @@ def _one_op_models():
     b.tensor("y", (2, 3), f)
     b.op("QUANTIZE", ["x"], ["q"]).op("DEQUANTIZE", ["q"], ["y"])
     yield "QUANTIZE+DEQUANTIZE", b.build()
+    yield from _binary_math_models()
+
+
+def _binary_math_models(tflm: bool = True):
+    """The binary math family: one model per operator TFLite Micro runs (tflm), or per one it lacks (not tflm)."""
+    def two(op, dtype, out_dtype, y_shape=(3,), **options):
+        b = TFLiteBuilder()
+        b.tensor("x", (2, 3), dtype)
+        b.tensor("c", y_shape, dtype, data=np.arange(1, 1 + int(np.prod(y_shape))).reshape(y_shape))
+        b.tensor("y", (2, 3), out_dtype)
+        b.op(op, ["x", "c"], ["y"], **options)
+        return b.inputs("x").outputs("y").build()
+
+    def select(op):
+        b = TFLiteBuilder()
+        b.tensor("x", (2, 3), "float32")
+        b.tensor("cond", (2, 3), "bool", data=np.eye(2, 3))
+        b.tensor("z", (2, 3), "float32", data=np.zeros((2, 3)))
+        b.tensor("y", (2, 3), "float32")
+        b.op(op, ["cond", "x", "z"], ["y"])
+        return b.inputs("x").outputs("y").build()
+
+    if not tflm:
+        yield "POW", two("POW", "float32", "float32")
+        yield "SELECT", select("SELECT")
+        return
+    for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD", "PRELU"):
+        yield op, two(op, "float32", "float32")
+    yield "DIV", two("DIV", "float32", "float32", activation="RELU")
+    for op in ("EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"):
+        yield op, two(op, "float32", "bool")
+    for op in ("LOGICAL_AND", "LOGICAL_OR"):
+        yield op, two(op, "bool", "bool")
+    b = TFLiteBuilder()
+    b.tensor("x", (2, 3), "bool")
+    b.tensor("y", (2, 3), "bool")
+    b.op("LOGICAL_NOT", ["x"], ["y"])
+    yield "LOGICAL_NOT", b.build()
+    yield "SELECT_V2", select("SELECT_V2")
+    b = TFLiteBuilder()
+    b.tensor("x", (2, 3, 4), "float32")
+    b.tensor("w", (2, 5, 4), "float32", data=np.ones((2, 5, 4)))
+    b.tensor("y", (2, 3, 5), "float32")
+    b.op("BATCH_MATMUL", ["x", "w"], ["y"], adj_x=False, adj_y=True)
+    yield "BATCH_MATMUL", b.inputs("x").outputs("y").build()
 
 
 ONE_OP_MODELS = dict(_one_op_models())
+NO_TFLM_MODELS = dict(_binary_math_models(tflm=False))  # operators TFLite Micro has no kernel for
 
 
 def test_every_supported_operator_has_a_model():
-    covered = {op for name in ONE_OP_MODELS for op in name.split("+")}
+    covered = {op for name in [*ONE_OP_MODELS, *NO_TFLM_MODELS] for op in name.split("+")}
     assert covered == set(SUPPORTED_OPERATORS)
+
+
+@pytest.mark.parametrize("name", sorted(NO_TFLM_MODELS))
+def test_operator_model_without_tflm_kernel_reads_back(name):
+    graph = read_tflite(NO_TFLM_MODELS[name])
+    assert graph.inputs == ("x",) and graph.outputs == ("y",)
 
 
 @pytest.mark.parametrize("name", sorted(ONE_OP_MODELS))
