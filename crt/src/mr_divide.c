@@ -12,7 +12,7 @@ static inline int mr_clrsb(int32_t x)
 
 /*
  * The quotient x / y: y made positive, 1/y from GetReciprocal, x normalized by its headroom h. Prepare keeps the
- * shift in [8, 23], so the final RoundingDivideByPOT takes 0..31 bits for every |x|, |y| <= 255. y == 0 (a
+ * shift in [7, 23], so the final RoundingDivideByPOT takes 0..31 bits for every |x|, |y| <= 255. y == 0 (a
  * divisor equal to its zero point, outside TFLite Micro's contract) gives the output zero point.
  */
 static inline int32_t mr_divide_q(const mr_divide_s8_params *p, int32_t a, int32_t b)
@@ -28,7 +28,7 @@ static inline int32_t mr_divide_q(const mr_divide_s8_params *p, int32_t a, int32
     }
     inv = mr_gl_reciprocal(y, 31, &bits);
     headroom = mr_clrsb(x);
-    quotient = x == 0 ? 0 : mr_srdhm(x * ((int32_t)1 << headroom), inv);
+    quotient = x == 0 ? 0 : mr_srdhm((int32_t)((uint32_t)x << headroom), inv); /* x = -1 reaches INT32_MIN */
     raw = mr_rdbpot(mr_srdhm(quotient, p->mult), headroom + bits - p->shift) + p->out_offset;
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }

@@ -17,7 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from micro_relay.compiler import compile_graph
+from micro_relay.errors import CompileError
 from micro_relay.frontend.tflite import read_tflite
+from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.passes import run_pipeline
 from support.c_harness import compile_and_run
 from support.model_check import random_inputs
@@ -155,3 +158,49 @@ MATMUL_NAMED = {
 @pytest.mark.parametrize("case", MATMUL_NAMED.values(), ids=MATMUL_NAMED.keys())
 def test_batch_matmul_named(case):
     check(batch_matmul_model(**case))
+
+
+# -- refusals --------------------------------------------------------------------------------------------
+
+def _refusal(model: bytes) -> str:
+    with pytest.raises(CompileError) as info:
+        compile_graph(run_pipeline(read_tflite(model, "test model")), "model", "test model")
+    assert "\n" not in str(info.value)
+    return str(info.value)
+
+
+def _where_with_int8_condition() -> bytes:
+    b = TFLiteBuilder()
+    c = b.tensor("cond", (2, 3), "int8", scale=0.1, zero_point=0)
+    x, y, z = (b.tensor(n, (2, 3), "float32") for n in "xyz")
+    b.op("SELECT_V2", [c, x, y], [z])
+    return b.build()
+
+
+def _matmul(lhs, rhs, out, dtype="float32", **options) -> bytes:
+    q = {} if dtype == "float32" else {"scale": 0.05, "zero_point": 0}
+    b = TFLiteBuilder()
+    names = [b.tensor("lhs", lhs, dtype, **q), b.tensor("rhs", rhs, dtype, **q)]
+    b.op("BATCH_MATMUL", names, [b.tensor("out", out, dtype, **q)], **options)
+    return b.build()
+
+
+REFUSED = {
+    "BATCH_MATMUL depths differ": (lambda: _matmul((2, 3), (4, 5), (2, 5)), "sums over 3 lhs and 4 rhs"),
+    "BATCH_MATMUL of a vector": (lambda: _matmul((3,), (3, 5), (5,)), "rank 2 to 6"),
+    "BATCH_MATMUL batch dims that do not broadcast": (lambda: _matmul((2, 3, 4), (3, 4, 5), (2, 3, 5)),
+                                                      "do not broadcast"),
+    "BATCH_MATMUL int16 with a zero point": (
+        lambda: batch_matmul_model("int16", lhs_quant=(1e-3, 5), rhs_quant=(1e-3, 0), out_quant=(1e-3, 0)),
+        "zero points of 0"),
+    "SELECT_V2 with an int8 condition": (_where_with_int8_condition, "bool condition"),
+    "SELECT x and y of different shapes": (lambda: select_model("SELECT", "int8", (2, 3), (2, 3), (3,)),
+                                           "one shape"),
+    "PRELU int16": (lambda: prelu_model("int16", in_quant=(1e-3, 0), alpha_quant=(1e-3, 0), out_quant=(1e-3, 0)),
+                    "supports"),
+}
+
+
+@pytest.mark.parametrize("make, message", REFUSED.values(), ids=REFUSED.keys())
+def test_refused_with_one_line(make, message):
+    assert message in _refusal(make())

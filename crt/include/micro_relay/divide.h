@@ -10,7 +10,7 @@ typedef struct {
     int32_t size;               /* output elements */
     int32_t a_offset, b_offset; /* minus the input zero points */
     int32_t out_offset;         /* output zero point */
-    int32_t mult, shift;        /* s1 / (s2 * so), shift in [8, 23] */
+    int32_t mult, shift;        /* s1 / (s2 * so), shift in [7, 23] */
     int32_t act_min, act_max;
 } mr_divide_s8_params;
 

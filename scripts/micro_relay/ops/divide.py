@@ -9,7 +9,7 @@ double(float(s1 / (s2 * so))) (the ratio is formed in float):
     out = clamp(RDBPOT(SRDHM(SRDHM(x << h, inv), M), -(s - r - h)) + zo)
 A divisor equal to its zero point (y = 0) is outside TFLite Micro's contract (a DCHECK); the kernels then
 give the output zero point. The final shift must stay a RoundingDivideByPOT of 0..31 bits for every x and y,
-which holds when 8 <= s <= 23 (r is 0..8 and h 23..31 for int8): Prepare refuses other output scales, where
+which holds when 7 <= s <= 23 (r is 0..7 and h 23..31 for int8): Prepare refuses other output scales, where
 TFLite Micro's shifts leave C's defined range.
 """
 
@@ -25,7 +25,7 @@ from ..ir.types import DType
 from ._binary import BroadcastOp, positive_scales
 from ._common import ACTIVATION, apply_clamp, clamp_range, fail, out_type, types
 
-SHIFT_RANGE = (8, 23)
+SHIFT_RANGE = (7, 23)
 
 
 def leading_sign_bits(x: np.ndarray) -> np.ndarray:
@@ -52,7 +52,7 @@ class Divide(BroadcastOp):
         mult, shift = quantize_multiplier(f32(a.quant.scale / f32(b.quant.scale * out.quant.scale)),
                                           op_where(graph, node))
         if not SHIFT_RANGE[0] <= shift <= SHIFT_RANGE[1]:
-            fail(graph, node, f"int8 divide needs s1 / (s2 * so) in [2^{SHIFT_RANGE[0] - 1}, 2^{SHIFT_RANGE[1] - 1}) "
+            fail(graph, node, f"int8 divide needs s1 / (s2 * so) in [2^{SHIFT_RANGE[0] - 1}, 2^{SHIFT_RANGE[1]}) "
                               f"(TFLite Micro's shifts stay defined there), got {a.quant.scale} / ({b.quant.scale} * "
                               f"{out.quant.scale})")
         params.update(a_offset=-a.quant.zero_point, b_offset=-b.quant.zero_point, out_offset=out.quant.zero_point,
