@@ -39,6 +39,19 @@ int mr_divide_s8(const mr_divide_s8_params *p, const int8_t *a, const int8_t *b,
     return MR_OK;
 }
 
+/* C's truncating division; a zero divisor (a crash in TFLite Micro) gives 0, INT32_MIN / -1 wraps. */
+static inline int32_t mr_divide_i(const mr_divide_s32_params *p, int32_t a, int32_t b)
+{
+    const int32_t q = b == 0 ? 0 : (b == -1 ? (int32_t)(0u - (uint32_t)a) : a / b);
+    return MR_CLAMP(q, p->act_min, p->act_max);
+}
+
+int mr_divide_s32(const mr_divide_s32_params *p, const int32_t *a, const int32_t *b, int32_t *out)
+{
+    MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = mr_divide_i(p, a[ia], b[ib]));
+    return MR_OK;
+}
+
 int mr_divide_f32(const mr_addsub_f32_params *p, const float *a, const float *b, float *out)
 {
     MR_BROADCAST_LOOP(&p->bc, p->size, {

@@ -140,6 +140,16 @@ def test_divide_int8_named():
     check(model, samples=samples(model, fix=_not_zp(-3)))
 
 
+@pytest.mark.parametrize("activation", ["NONE", "RELU6"])
+def test_divide_int32_matches_tflm(activation):
+    """Signs both ways and truncation toward zero; no zero divisor (TFLite Micro crashes on one)."""
+    model = binary_op_model("DIV", "int32", (4, 16), (16,), activation=activation)
+    rng = np.random.default_rng(3)
+    divisors = rng.integers(1, 40, 16) * rng.choice([-1, 1], 16)
+    inputs = [[rng.integers(-2000, 2000, (4, 16)).astype(np.int32), divisors.astype(np.int32)] for _ in range(2)]
+    check(model, samples=inputs)
+
+
 @pytest.mark.parametrize("shape", [(1, 49, 10, 1), (2, 3)], ids=["KWS features", "matrix"])
 def test_logical_not(shape):
     check(logical_not_model(shape))

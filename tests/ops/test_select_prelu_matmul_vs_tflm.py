@@ -81,13 +81,14 @@ def test_select_v1_matches_tflm_select_v2(cond_shape, x_shape):
 @st.composite
 def prelu_cases(draw) -> dict:
     base = tuple(draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)))
-    dtype = draw(st.sampled_from(["int8", "float32"]))
+    dtype = draw(st.sampled_from(["int8", "int16", "float32"]))
     case = dict(dtype=dtype, shape=base, alpha_shape=_shape(draw, base), constant_alpha=draw(st.booleans()),
                 seed=draw(SEEDS))
-    if dtype == "int8":
-        in_q = (draw(log_uniform(0.005, 0.5)), draw(zero_points("int8")))
+    if dtype != "float32":
+        in_q = (draw(log_uniform(1e-4, 1e-2) if dtype == "int16" else log_uniform(0.005, 0.5)),
+                draw(zero_points(dtype)))
         case.update(in_quant=in_q, alpha_quant=(draw(log_uniform(1e-3, 0.05)), draw(zero_points("int8"))),
-                    out_quant=(in_q[0] * draw(log_uniform(0.3, 3.0)), draw(zero_points("int8"))))
+                    out_quant=(in_q[0] * draw(log_uniform(0.3, 3.0)), draw(zero_points(dtype))))
     return case
 
 
@@ -102,6 +103,8 @@ PRELU_NAMED = {
     "int8 one alpha": dict(shape=(1, 49, 10, 8), alpha_shape=(1,), in_quant=(0.1, 0), alpha_quant=(0.002, 0),
                            out_quant=(0.1, 0)),
     "float32 channel alpha": dict(dtype="float32", shape=(1, 8, 8, 16), alpha_shape=(16,)),
+    "int16 x, int8 alpha": dict(dtype="int16", shape=(1, 10, 16), alpha_shape=(16,), in_quant=(5e-4, 0),
+                                alpha_quant=(0.005, 7), out_quant=(4e-4, 0)),
 }
 
 
@@ -196,8 +199,8 @@ REFUSED = {
     "SELECT_V2 with an int8 condition": (_where_with_int8_condition, "bool condition"),
     "SELECT x and y of different shapes": (lambda: select_model("SELECT", "int8", (2, 3), (2, 3), (3,)),
                                            "one shape"),
-    "PRELU int16": (lambda: prelu_model("int16", in_quant=(1e-3, 0), alpha_quant=(1e-3, 0), out_quant=(1e-3, 0)),
-                    "supports"),
+    "PRELU int16 with an int16 alpha": (lambda: prelu_model("int16", in_quant=(1e-3, 0), alpha_quant=(1e-3, 0),
+                                                            out_quant=(1e-3, 0), alpha_dtype="int16"), "int8 alpha"),
 }
 
 

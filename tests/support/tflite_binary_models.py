@@ -73,15 +73,17 @@ def select_model(op="SELECT_V2", dtype="int8", cond_shape=(1, 4, 4, 3), x_shape=
 
 
 def prelu_model(dtype="int8", shape=(1, 4, 4, 3), alpha_shape=(3,), in_quant=(0.05, 0), alpha_quant=(0.01, 0),
-                out_quant=(0.05, 0), constant_alpha=True, seed=0) -> bytes:
-    """PRELU with alpha (constant by default, as converters emit it) broadcast against the input."""
+                out_quant=(0.05, 0), constant_alpha=True, alpha_dtype=None, seed=0) -> bytes:
+    """PRELU with alpha (constant by default, as converters emit it) broadcast against the input; an int16
+    input takes an int8 alpha unless `alpha_dtype` says otherwise."""
     rng = np.random.default_rng(seed)
+    alpha_dtype = alpha_dtype or ("int8" if dtype == "int16" else dtype)
     b = TFLiteBuilder()
     x = b.tensor("x", shape, dtype, **_quant(dtype, in_quant))
     data = None
     if constant_alpha:
-        data = rng.uniform(-0.5, 1.0, alpha_shape) if dtype == "float32" else rng.integers(-128, 128, alpha_shape)
-    a = b.tensor("alpha", alpha_shape, dtype, data=data, **_quant(dtype, alpha_quant))
+        data = rng.uniform(-0.5, 1.0, alpha_shape) if alpha_dtype == "float32" else _data(rng, alpha_dtype, alpha_shape)
+    a = b.tensor("alpha", alpha_shape, alpha_dtype, data=data, **_quant(alpha_dtype, alpha_quant))
     y = b.tensor("y", broadcast_shape(shape, alpha_shape), dtype, **_quant(dtype, out_quant))
     b.op("PRELU", [x, a], [y])
     return b.inputs(*([x] if constant_alpha else [x, a])).outputs(y).build()

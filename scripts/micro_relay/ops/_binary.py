@@ -62,8 +62,12 @@ class BroadcastOp(OpDef):
     def quant_params(self, graph, node, dtype: DType) -> dict:
         return {}
 
+    def input_dtype(self, graph, node) -> DType:
+        """The element type the kernel runs on (the inputs' one shared dtype, unless a subclass says more)."""
+        return input_dtype(graph, node, self.dtypes)
+
     def prepare(self, graph, node):
-        dtype = input_dtype(graph, node, self.dtypes)
+        dtype = self.input_dtype(graph, node)
         a, b = types(graph, node)
         out = out_type(graph, node)
         if out.dtype != self.out_dtype(dtype):

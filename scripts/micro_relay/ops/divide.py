@@ -1,6 +1,9 @@
-"""divide: TFLite DIV, out = act(a / b) with numpy broadcasting; float32 and int8.
+"""divide: TFLite DIV, out = act(a / b) with numpy broadcasting; float32, int32 and int8.
 
 float32 (R/div.h): min(max(a / b, lo), hi), IEEE division (b = 0 gives inf or NaN).
+int32 (unquantized, as TFLite Micro requires): C's truncating a / b, then the activation's integer clamp
+(CalculateActivationRange: relu [0, max], relu6 [0, 6], relu_n1_to_1 [-1, 1]). A zero divisor, which crashes
+TFLite Micro, gives 0, and INT32_MIN / -1 wraps to INT32_MIN.
 int8 (M/div.cc CalculateOpDataDiv, R/div.h DivElementwise), with M, s = QuantizeMultiplier of
 double(float(s1 / (s2 * so))) (the ratio is formed in float):
     x = q1 - z1; y = q2 - z2; if y < 0: x, y = -x, -y
@@ -26,6 +29,7 @@ from ._binary import BroadcastOp, positive_scales
 from ._common import ACTIVATION, apply_clamp, clamp_range, fail, out_type, types
 
 SHIFT_RANGE = (7, 23)
+INT32_CLAMPS = {"relu": (0, DType.INT32.max), "relu6": (0, 6), "relu_n1_to_1": (-1, 1)}
 
 
 def leading_sign_bits(x: np.ndarray) -> np.ndarray:
@@ -39,7 +43,7 @@ def leading_sign_bits(x: np.ndarray) -> np.ndarray:
 class Divide(BroadcastOp):
     name = "divide"
     attrs = {"activation": ACTIVATION}
-    dtypes = (DType.INT8, DType.FLOAT32)
+    dtypes = (DType.INT8, DType.INT32, DType.FLOAT32)
 
     def quant_params(self, graph, node, dtype):
         lo, hi = clamp_range(graph, node)
@@ -47,6 +51,11 @@ class Divide(BroadcastOp):
         if dtype.is_float:
             return params
         a, b = types(graph, node)
+        if dtype == DType.INT32:
+            if a.quant is not None or b.quant is not None:
+                fail(graph, node, "int32 divide runs unquantized tensors only (as TFLite Micro)")
+            low, high = INT32_CLAMPS.get(node.attrs.get("activation", "none"), (DType.INT32.min, DType.INT32.max))
+            return {"act_min": low, "act_max": high}
         out = out_type(graph, node)
         positive_scales(graph, node, a.quant, b.quant, out.quant)
         mult, shift = quantize_multiplier(f32(a.quant.scale / f32(b.quant.scale * out.quant.scale)),
@@ -62,6 +71,10 @@ class Divide(BroadcastOp):
     def compute(self, p, a, b):
         if p["kind"] == "f32":
             return apply_clamp(a.astype(np.float32) / b.astype(np.float32), p["act_min"], p["act_max"], np.float32)
+        if p["kind"] == "s32":
+            a, b = a.astype(np.int64), b.astype(np.int64)
+            quotient = np.sign(a) * np.sign(b) * (np.abs(a) // np.maximum(np.abs(b), 1))
+            return np.clip(wrap32(np.where(b == 0, 0, quotient)), p["act_min"], p["act_max"])
         x = a.astype(np.int64) + p["a_offset"]
         y = b.astype(np.int64) + p["b_offset"]
         x = np.where(y < 0, -x, x)
