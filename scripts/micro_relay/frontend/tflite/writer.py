@@ -180,6 +180,18 @@ _OPERATORS: dict[str, _OpSpec] = {
     "TANH": _OpSpec(None, {}),
     "RELU": _OpSpec(None, {}),
     "RELU6": _OpSpec(None, {}),
+    # reductions, normalization, resize
+    "SUM": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_MAX": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_MIN": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_PROD": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "ARG_MAX": _OpSpec("ArgMaxOptions", {"output_type": _tensor_type("OutputType")}),
+    "ARG_MIN": _OpSpec("ArgMinOptions", {"output_type": _tensor_type("OutputType")}),
+    "L2_NORMALIZATION": _OpSpec("L2NormOptions", {"activation": _activation()}),
+    "RESIZE_NEAREST_NEIGHBOR": _OpSpec("ResizeNearestNeighborOptions", {
+        "align_corners": _scalar("AlignCorners", bool), "half_pixel_centers": _scalar("HalfPixelCenters", bool)}),
+    "RESIZE_BILINEAR": _OpSpec("ResizeBilinearOptions", {
+        "align_corners": _scalar("AlignCorners", bool), "half_pixel_centers": _scalar("HalfPixelCenters", bool)}),
     # binary math: element-wise binary ops, comparisons, logical ops, select, PReLU, batch matmul
     "DIV": _OpSpec("DivOptions", {"activation": _activation()}),
     **{name: _OpSpec(None, {}) for name in (
