@@ -28,6 +28,8 @@
 #define MR_ERR_SCRATCH 2
 /* NAME_invoke_with got a NULL arena or one not aligned to 16 bytes. */
 #define MR_ERR_ARENA 3
+/* An input outside the op's domain, where TFLite Micro's Invoke fails too (int8 RSQRT below the zero point). */
+#define MR_ERR_DOMAIN 4
 
 /* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
 #define MR_TRY(call)                                                                                           \

@@ -180,6 +180,20 @@ _OPERATORS: dict[str, _OpSpec] = {
     "TANH": _OpSpec(None, {}),
     "RELU": _OpSpec(None, {}),
     "RELU6": _OpSpec(None, {}),
+    # unary math
+    "ABS": _OpSpec(None, {}),
+    "NEG": _OpSpec(None, {}),
+    "EXP": _OpSpec(None, {}),
+    "LOG": _OpSpec(None, {}),
+    "SQRT": _OpSpec(None, {}),
+    "RSQRT": _OpSpec(None, {}),
+    "SQUARE": _OpSpec(None, {}),
+    "FLOOR": _OpSpec(None, {}),
+    "CEIL": _OpSpec(None, {}),
+    "ROUND": _OpSpec(None, {}),
+    "HARD_SWISH": _OpSpec(None, {}),
+    "ELU": _OpSpec(None, {}),
+    "GELU": _OpSpec("GeluOptions", {"approximate": _scalar("Approximate", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))

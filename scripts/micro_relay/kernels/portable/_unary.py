@@ -33,7 +33,11 @@ class UnaryMathKernel(Kernel):
         if p["kind"] == "s16":
             return self.emit_s16(ctx, node, p)
         fields = {"size": p["size"], "alpha": float_literal(p["alpha"]), "beta": float_literal(p["beta"])}
-        return emit_unary(ctx, node, self.c_name, "f32", "mr_unary_f32_params", fields)
+        return emit_unary(ctx, node, self.float_name(p), "f32", "mr_unary_f32_params", fields)
+
+    def float_name(self, p: dict) -> str:
+        """The float32 function is mr_<this>_f32."""
+        return self.c_name
 
     def emit_s16(self, ctx, node, p) -> str:
         raise NotImplementedError
