@@ -3,7 +3,6 @@
 
 #include "micro_relay/sigmoid.h"
 #include "micro_relay/gemmlowp.h"
-#include "micro_relay/sigmoid_table.h"
 
 int mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out)
 {
@@ -21,29 +20,6 @@ int mr_sigmoid_s8(const mr_sigmoid_s8_params *p, const int8_t *in, int8_t *out)
             y = MR_CLAMP(y, INT8_MIN, INT8_MAX);
         }
         out[i] = (int8_t)y;
-    }
-    return MR_OK;
-}
-
-/* TFLite Micro's int16 LOGISTIC: 9 fraction bits between table entries, negative inputs mirrored. */
-int mr_sigmoid_s16(const mr_sigmoid_s16_params *p, const int16_t *in, int16_t *out)
-{
-    const int32_t rounding = p->shift > 0 ? (int32_t)1 << (p->shift - 1) : 0;
-    int32_t i;
-    for (i = 0; i < p->size; ++i) {
-        const int32_t x = ((int32_t)in[i] * p->mult + rounding) >> p->shift;
-        const uint32_t ax = (uint32_t)(x < 0 ? -x : x);
-        const uint32_t h = ax >> 9;
-        uint32_t r;
-        if (h >= 255u) {
-            r = 0x7FFFu << 10;
-        } else {
-            const uint32_t ua = mr_sigmoid_table[h];
-            const uint32_t ub = mr_sigmoid_table[h + 1u];
-            r = (ua << 9) + (ax & 0x1FFu) * (ub - ua);
-        }
-        r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-        out[i] = (int16_t)(r >> 10);
     }
     return MR_OK;
 }

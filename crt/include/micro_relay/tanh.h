@@ -15,15 +15,7 @@ typedef struct {
     int32_t size;
 } mr_tanh_f32_params;
 
-/* int16 (zero points 0, output 2^-15): x = (q * mult + 2^(shift-1)) >> shift is the input at scale 1/12288,
- * then the interpolated sigmoid table (sigmoid_table.h). 0 < mult <= 32767, 0 <= shift <= 31. */
-typedef struct {
-    int32_t size;
-    int32_t mult, shift;
-} mr_tanh_s16_params;
-
 int mr_tanh_s8(const mr_tanh_s8_params *p, const int8_t *in, int8_t *out);
-int mr_tanh_s16(const mr_tanh_s16_params *p, const int16_t *in, int16_t *out);
 int mr_tanh_f32(const mr_tanh_f32_params *p, const float *in, float *out);
 
 #endif

@@ -21,6 +21,7 @@ from ..ir.types import DType
 from ._common import fail, kernel_suffix, out_type, types
 from ._elementwise import float_input_multiplier, same_dtype, unary_infer
 from ._logistic16 import int16_params, int16_quant, logistic16
+from ._unary import libm
 
 
 UPPER_CUTOFF = np.float32(16.619047164916992188)
@@ -70,8 +71,8 @@ class Sigmoid(OpDef):
         (x,) = inputs
         if x.dtype == np.float32:
             with np.errstate(over="ignore"):
-                middle = np.float32(1) / (np.float32(1) + np.exp(-x))
-                out = np.where(x > UPPER_CUTOFF, np.float32(1), np.where(x < LOWER_CUTOFF, np.exp(x), middle))
+                middle = np.float32(1) / (np.float32(1) + libm(np.exp, -x))
+                out = np.where(x > UPPER_CUTOFF, np.float32(1), np.where(x < LOWER_CUTOFF, libm(np.exp, x), middle))
             return [out.astype(np.float32)]
         if x.dtype == np.int16:
             return [logistic16(p, x)]

@@ -8,7 +8,7 @@ value (ExactMulByPot relabels the integer bits):
 The output zero point is assumed to be 0 and the scale 1/128; TFLite Micro checks neither (nor do we).
 int16 (RI/tanh.h): the sigmoid table of _logistic16.py read at twice the resolution, as tanh(x) = 2 sigmoid(2x) - 1;
 zero points 0, output scale 2^-15.
-float32 (R/tanh.h): tanhf.
+float32 (R/tanh.h): tanhf (here double tanh rounded once to float32).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..ir.types import DType
 from ._common import out_type
 from ._elementwise import same_dtype, unary_infer
 from ._logistic16 import int16_params, int16_quant, tanh16
+from ._unary import libm
 from .sigmoid import logistic_params, to_q4
 
 
@@ -44,7 +45,7 @@ class Tanh(OpDef):
     def reference(self, graph, node, p, inputs):
         (x,) = inputs
         if x.dtype == np.float32:
-            return [np.tanh(x).astype(np.float32)]
+            return [libm(np.tanh, x)]
         if x.dtype == np.int16:
             return [tanh16(p, x)]
         v, q4 = to_q4(p, x)

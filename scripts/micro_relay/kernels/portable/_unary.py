@@ -1,6 +1,6 @@
 """The calls of the unary math kernels: float32 ones in crt/src/mr_unary_f32.c (one parameter struct for all,
 mr_unary_f32_params), int8 ones as a 256-byte table lookup (crt/src/mr_lut.c, the table prepared by the op:
-ops/_unary.py), and the int16 table interpolation of sigmoid and tanh (crt/src/mr_sigmoid_table.c)."""
+ops/_unary.py), and the int16 table interpolation of sigmoid and tanh (crt/src/mr_logistic16.c)."""
 
 from __future__ import annotations
 
@@ -44,16 +44,17 @@ class UnaryMathKernel(Kernel):
 
 
 class Logistic16Mixin:
-    """sigmoid and tanh: the int16 kind calls mr_<op>_s16 with (size, mult, shift) and links the table."""
+    """sigmoid and tanh: the int16 kind calls mr_<op>_s16 (crt/src/mr_logistic16.c) and links the table."""
 
     def plan(self, target, graph, node, params, options):
         if params["kind"] == "s16":
-            return KernelPlan(sources=(self.sources[0], "sigmoid_table"))
+            return KernelPlan(sources=("logistic16", "sigmoid_table"))
         return super().plan(target, graph, node, params, options)
 
     def emit(self, ctx, node, p, plan):
         if p["kind"] == "s16":
-            name = self.sources[0]
             fields = {k: p[k] for k in ("size", "mult", "shift")}
-            return emit_unary(ctx, node, name, "s16", f"mr_{name}_s16_params", fields)
+            params = ctx.params("mr_logistic16_params", fields)
+            return (f"mr_{self.sources[0]}_s16({params}, {ctx.tensor(node.inputs[0])}, "
+                    f"{ctx.tensor(node.outputs[0])});")
         return super().emit(ctx, node, p, plan)

@@ -1,5 +1,5 @@
 """sigmoid on the portable kernel (crt/src/mr_sigmoid.c): int8 (gemmlowp fixed point), int16
-(the interpolated table, crt/src/mr_sigmoid_table.c) and float32."""
+(crt/src/mr_logistic16.c, the interpolated table) and float32."""
 
 from __future__ import annotations
 

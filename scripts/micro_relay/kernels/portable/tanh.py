@@ -1,5 +1,5 @@
 """tanh on the portable kernel (crt/src/mr_tanh.c): int8 (gemmlowp fixed point), int16
-(the interpolated table, crt/src/mr_sigmoid_table.c) and float32."""
+(crt/src/mr_logistic16.c, the interpolated table) and float32."""
 
 from __future__ import annotations
 
