@@ -96,8 +96,8 @@ class UnaryMathOp(OpDef):
                 return [np.asarray(self.float_fn(p, x.astype(np.float32)), dtype=np.float32).reshape(x.shape)]
         if p["kind"] == "s8":
             if np.any(x < p["valid_min"]):
-                fail(graph, node, f"{node.op} is not defined for inputs below {p['valid_min']} (TFLite Micro "
-                                  f"fails at Invoke; the kernel returns MR_ERR_DOMAIN)")
+                raise ValueError(f"{node.op} of an input below {p['valid_min']}: TFLite Micro fails at Invoke, the "
+                                 f"kernel returns MR_ERR_DOMAIN")
             return [p["table"][x.astype(np.int64) + 128]]
         return [self.reference_int16(p, x.astype(np.int64)).astype(np.int16)]
 

@@ -1,8 +1,10 @@
-"""rsqrt on the portable kernels (crt/src/mr_unary_f32.c mr_rsqrt_f32): float32 and int8 (table lookup)."""
+"""rsqrt on the portable kernels: float32 (crt/src/mr_unary_f32.c), int8 (table lookup) and int16
+(crt/src/mr_rsqrt.c)."""
 
 from __future__ import annotations
 
 from ..registry import kernel
+from ._elementwise import emit_unary
 from ._unary import UnaryMathKernel
 
 
@@ -10,3 +12,7 @@ from ._unary import UnaryMathKernel
 class PortableRsqrt(UnaryMathKernel):
     op = "rsqrt"
     c_name = "rsqrt"
+    s16_sources = ("rsqrt",)
+
+    def emit_s16(self, ctx, node, p):
+        return emit_unary(ctx, node, "rsqrt", "s16", "mr_rsqrt_s16_params", {k: p[k] for k in ("size", "mult", "shift")})
