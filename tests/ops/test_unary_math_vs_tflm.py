@@ -176,6 +176,10 @@ HOSTILE = {
     "RSQRT int8 huge output scale": (dict(op="RSQRT", in_quant=(0.05, 0), out_quant=(1e7, 0)), "allowed -31..10",
                                      False),
     "ELU int8 output scale 1e-15": (dict(op="ELU", in_quant=(0.5, 0), out_quant=(1e-15, 0)), "overflow int32", False),
+    "ELU int8 NaN input scale": (dict(op="ELU", in_quant=(float("nan"), 0)), "not a finite positive", False),
+    "HARD_SWISH int8 denormal output scale": (dict(op="HARD_SWISH", out_quant=(1e-40, 0)), "not a finite positive",
+                                              False),
+    "ABS int8 zero input scale": (dict(op="ABS", in_quant=(0.0, 0)), "not a finite positive", False),
     "ABS int8 rescale 1e12": (dict(op="ABS", in_quant=(1.0, 0), out_quant=(1e-12, 0)), "needs a shift of", False),
 }
 
