@@ -35,6 +35,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul",
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
+    "LayerNormalization",
     "Abs", "Ceil", "Erf", "Exp", "Floor", "Gelu", "Log", "Neg", "Round", "Sqrt",
 })
 IO_LAYOUTS = ("nhwc", "nchw")
