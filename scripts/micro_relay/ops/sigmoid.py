@@ -51,7 +51,6 @@ def to_q4(p: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @register
 class Sigmoid(OpDef):
     name = "sigmoid"
-    dtypes = (DType.INT8, DType.FLOAT32)
     inplace = True
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 

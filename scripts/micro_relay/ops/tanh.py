@@ -29,7 +29,6 @@ from .sigmoid import logistic_params, to_q4
 @register
 class Tanh(OpDef):
     name = "tanh"
-    dtypes = (DType.INT8, DType.FLOAT32)
     inplace = True
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
