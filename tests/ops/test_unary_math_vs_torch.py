@@ -1,6 +1,6 @@
 """Unary math that TFLite Micro does not run, against torch and onnxruntime: TFLite GELU (TFLite Micro has no
-GELU kernel), single-op ONNX models of Abs, Neg, Exp, Log, Sqrt, Floor, Ceil, Round, Erf and Gelu through the
-Relax frontend, and the IR ops only ONNX reaches (erf, nn.softplus, nn.hard_sigmoid, nn.elu with an alpha).
+GELU kernel), single-op ONNX models of Abs, Neg, Exp, Log, Sqrt, Floor, Ceil, Round, Erf, Gelu, HardSwish and
+Elu through the Relax frontend, and the IR ops only ONNX reaches (erf, nn.softplus, nn.hard_sigmoid, nn.elu with an alpha).
 
 IEEE-only ops (abs, neg, sqrt, floor, ceil, round) match the oracle bit for bit. Ops built on a libm function
 match within rtol 1e-5 and atol 1e-6 (the outputs' scale is about 1): onnxruntime evaluates exp, log, erf and
@@ -49,7 +49,10 @@ def test_tflite_gelu_matches_torch(approximate, tmp_path):
 # -- ONNX through the Relax frontend, onnxruntime as the oracle ------------------------------------------
 
 ONNX_OPS = {"Abs": {}, "Neg": {}, "Exp": {}, "Log": {}, "Sqrt": {}, "Floor": {}, "Ceil": {}, "Round": {},
-            "Erf": {}, "Gelu": {}, "Gelu tanh": {"approximate": "tanh"}}
+            "Erf": {}, "Gelu": {}, "Gelu tanh": {"approximate": "tanh"}, "HardSwish": {}, "Elu": {"alpha": 0.7}}
+# the IR ops each becomes; the importer decomposes HardSwish (the relu6 fuses into the add) and Elu
+ONNX_NODES = {"Neg": ["negative"], "Gelu": ["nn.gelu"], "HardSwish": ["add", "multiply", "multiply"],
+              "Elu": ["exp", "subtract", "multiply", "nn.relu", "add"]}
 
 
 @pytest.mark.parametrize("name", ONNX_OPS)
@@ -74,7 +77,7 @@ def test_onnx_op_matches_onnxruntime(name, tmp_path):
         if op in ("Log", "Sqrt"):
             x = np.abs(x) + np.float32(1e-3)
     ours_graph = prepare_graph(path)
-    assert [n.op for n in ours_graph.nodes] == [{"Neg": "negative", "Gelu": "nn.gelu"}.get(op, op.lower())]
+    assert [n.op for n in ours_graph.nodes] == ONNX_NODES.get(op, [op.lower()])
     ((ours,),) = compile_and_run(ours_graph, [[x]], tmp_path / "out")
     want = oracle_session(path).run(None, {"input": x})[0]
     _close(ours, want, op in EXACT, f"compiled C vs onnxruntime ({name})")
