@@ -67,7 +67,8 @@ def test_control_flow_is_refused_naming_the_node(tmp_path, capsys, op):
 def test_unsupported_operator_is_named(tmp_path, capsys):
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
     y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])
-    nodes = [helper.make_node("Relu", ["x"], ["r"], name="act"), helper.make_node("Hardmax", ["r"], ["y"], name="argmax")]
+    nodes = [helper.make_node("Relu", ["x"], ["r"], name="act"),
+             helper.make_node("Hardmax", ["r"], ["y"], name="argmax")]
     model = helper.make_model(helper.make_graph(nodes, "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
     out = tmp_path / "out"
     code, _, err = run_cli(capsys, "compile", _save(model, tmp_path / "hardmax.onnx"), "-o", out)

@@ -1,6 +1,7 @@
 """Unary math that TFLite Micro does not run, against torch and onnxruntime: TFLite GELU (TFLite Micro has no
 GELU kernel), single-op ONNX models of Abs, Neg, Exp, Log, Sqrt, Floor, Ceil, Round, Erf, Gelu, HardSwish and
-Elu through the Relax frontend, and the IR ops only ONNX reaches (erf, nn.softplus, nn.hard_sigmoid, nn.elu with an alpha).
+Elu through the Relax frontend, and the IR ops only ONNX reaches (erf, nn.softplus, nn.hard_sigmoid, nn.elu
+with an alpha).
 
 IEEE-only ops (abs, neg, sqrt, floor, ceil, round) match the oracle bit for bit. Ops built on a libm function
 match within rtol 1e-5 and atol 1e-6 (the outputs' scale is about 1): onnxruntime evaluates exp, log, erf and

@@ -15,4 +15,5 @@ class PortableRsqrt(UnaryMathKernel):
     s16_sources = ("rsqrt",)
 
     def emit_s16(self, ctx, node, p):
-        return emit_unary(ctx, node, "rsqrt", "s16", "mr_rsqrt_s16_params", {k: p[k] for k in ("size", "mult", "shift")})
+        fields = {k: p[k] for k in ("size", "mult", "shift")}
+        return emit_unary(ctx, node, "rsqrt", "s16", "mr_rsqrt_s16_params", fields)
