@@ -237,3 +237,24 @@ def test_sigmoid_table_in_the_runtime_is_the_generated_one():
     from micro_relay.ops._logistic16 import table_c_source
 
     assert (ROOT / "crt" / "src" / "mr_sigmoid_table.c").read_text() == table_c_source()
+
+
+# -- on a Cortex-M4 under QEMU ---------------------------------------------------------------------------
+
+def test_kernels_are_bit_exact_on_cortex_m4(arm_tools, tmp_path):
+    """The int16 table interpolation and rescale, the int8 tables and IEEE float rounding on the target's own
+    compiler and libm (TFLite Micro on the host as the oracle): 512 random inputs each."""
+    from support.cortex_m_cases import assert_bit_exact, bench_cases
+
+    models = {
+        "sigmoid16_case": unary_math_model("LOGISTIC", "int16", (1, 512), in_quant=(4.1e-4, 0),
+                                           out_quant=(2 ** -15, 0)),
+        "tanh16_case": unary_math_model("TANH", "int16", (1, 512), in_quant=(2 ** -11, 0), out_quant=(2 ** -15, 0)),
+        "abs16_case": unary_math_model("ABS", "int16", (1, 512), in_quant=(3e-4, 0), out_quant=(2e-4, 0)),
+        "rsqrt8_case": unary_math_model("RSQRT", "int8", (1, 512), in_quant=(0.02, -128), out_quant=(0.06, -128)),
+        "hard_swish8_case": unary_math_model("HARD_SWISH", "int8", (1, 512), in_quant=(0.06, -5),
+                                             out_quant=(0.04, -110)),
+        "round_f32_case": unary_math_model("ROUND", "float32", (1, 512)),
+    }
+    for result in bench_cases(tmp_path, models).values():
+        assert_bit_exact(result)
