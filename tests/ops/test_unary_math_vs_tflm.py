@@ -201,6 +201,21 @@ def test_hostile_parameters_are_refused_in_one_line(case, message, tflm_refuses)
             tflm_run(model, [x])
 
 
+@pytest.mark.parametrize("op, inputs, outputs, message", [
+    ("ABS", 2, 1, "expected 1..1 inputs, got 2"), ("GELU", 1, 2, "expected 1 output, got 2"),
+    ("RSQRT", 0, 1, "expected 1..1 inputs, got 0")])
+def test_converters_refuse_other_arities(op, inputs, outputs, message):
+    from micro_relay.frontend.tflite.writer import TFLiteBuilder
+
+    b = TFLiteBuilder()
+    x = b.tensor("x", (1, 4), "float32")
+    ys = [b.tensor(f"y{i}", (1, 4), "float32") for i in range(outputs)]
+    b.op(op, [x] * inputs, ys)
+    with pytest.raises(CompileError) as info:
+        read_tflite(b.inputs(x).outputs(*ys).build(), "arity.tflite")
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
 def test_gelu_int8_is_refused():
     """TFLite Micro has no GELU kernel at all (float32 GELU is compared with torch elsewhere)."""
     from micro_relay.compiler import compile_graph

@@ -16,11 +16,15 @@ _SIMPLE = {B.ABS: "abs", B.NEG: "negative", B.EXP: "exp", B.LOG: "log", B.SQRT: 
            B.ELU: "nn.elu"}
 
 
+def _one_in_one_out(ctx, inputs, outputs):
+    ctx.need_inputs(inputs, 1)
+    if len(outputs) != 1:
+        ctx.fail(f"expected 1 output, got {len(outputs)}")
+
+
 def _unary(op_name):
     def convert(ctx, op, inputs, outputs):
-        ctx.need_inputs(inputs, 1)
-        if len(outputs) != 1:
-            ctx.fail(f"expected 1 output, got {len(outputs)}")
+        _one_in_one_out(ctx, inputs, outputs)
         return [make_node(ctx, op_name, inputs, outputs)]
 
     return convert
@@ -32,6 +36,6 @@ for _code, _name in _SIMPLE.items():
 
 @converts(B.GELU)
 def gelu(ctx, op, inputs, outputs):
-    ctx.need_inputs(inputs, 1)
+    _one_in_one_out(ctx, inputs, outputs)
     o = ctx.options(op, tflite.GeluOptions)
     return [make_node(ctx, "nn.gelu", inputs, outputs, approximate=bool(o.Approximate()) if o is not None else False)]
