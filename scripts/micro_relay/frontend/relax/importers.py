@@ -36,6 +36,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
     "LayerNormalization",
+    "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSwish", "Log", "Neg", "Round", "Sqrt",
 })
 IO_LAYOUTS = ("nhwc", "nchw")
 

@@ -222,6 +222,20 @@ _OPERATORS: dict[str, _OpSpec] = {
         "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "SELECT", "SELECT_V2",
         "PRELU")},
     "BATCH_MATMUL": _OpSpec("BatchMatMulOptions", {"adj_x": _scalar("AdjX", bool), "adj_y": _scalar("AdjY", bool)}),
+    # unary math
+    "ABS": _OpSpec(None, {}),
+    "NEG": _OpSpec(None, {}),
+    "EXP": _OpSpec(None, {}),
+    "LOG": _OpSpec(None, {}),
+    "SQRT": _OpSpec(None, {}),
+    "RSQRT": _OpSpec(None, {}),
+    "SQUARE": _OpSpec(None, {}),
+    "FLOOR": _OpSpec(None, {}),
+    "CEIL": _OpSpec(None, {}),
+    "ROUND": _OpSpec(None, {}),
+    "HARD_SWISH": _OpSpec(None, {}),
+    "ELU": _OpSpec(None, {}),
+    "GELU": _OpSpec("GeluOptions", {"approximate": _scalar("Approximate", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))
