@@ -66,7 +66,7 @@ class EmitContext:
         if not tensor:
             return "NULL"
         t = self.graph.tensors[tensor]
-        if t.is_state:
+        if t.is_state or t.stored_in:
             return state_c.tensor_pointer(self.graph, self.plan, tensor)
         if t.is_constant:
             if tensor not in self.constant_names:

@@ -1,10 +1,11 @@
 """nn.svdf on the portable kernels (crt/src/mr_svdf.c): int8 with int16 or int8 state, and float32. The updated
-state goes to the node's second output, which an assign then copies into the state's storage."""
+state goes to the node's second output, which an assign then copies into the state's storage, unless that
+output is placed in the state's storage itself (plan/state.py; the kernel shifts each row in place)."""
 
 from __future__ import annotations
 
 from ...codegen.c_text import float_literal
-from ..base import Kernel
+from ..base import Kernel, KernelPlan
 from ..registry import kernel
 
 _SHAPE = ("batch", "input_size", "filters", "units", "rank", "memory")
@@ -16,6 +17,9 @@ class PortableSvdf(Kernel):
     op = "nn.svdf"
     backend = "portable"
     sources = ("svdf",)
+
+    def plan(self, target, graph, node, params, options):
+        return KernelPlan(sources=self.sources, inplace_outputs=((1, 3),))  # new state over the old one
 
     def emit(self, ctx, node, p, plan):
         fields = {key: p[key] for key in _SHAPE}
