@@ -18,6 +18,7 @@ from support.tflite_movement_models import writer_examples as movement_examples
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import SUPPORTED_OPERATORS, TFLiteBuilder
 from micro_relay.ir.types import DType
+from support.tflite_state_models import accumulator, svdf_model
 
 
 def _conv_model() -> tuple[bytes, dict]:
@@ -287,6 +288,9 @@ def _one_op_models():
     for op in ("ABS", "NEG", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "FLOOR", "CEIL", "ROUND", "HARD_SWISH", "ELU"):
         yield op, single(op, (2, 3), (2, 3))
     yield "GELU", single("GELU", (2, 3), (2, 3), approximate=True)
+    # stateful models: resource variables (a running sum, initialized by CALL_ONCE) and SVDF
+    yield "CALL_ONCE+VAR_HANDLE+READ_VARIABLE+ADD+ASSIGN_VARIABLE", accumulator((1, 4), f, init=np.arange(4))
+    yield "SVDF", svdf_model(batch=1, input_size=3, units=2, rank=1, memory=4, dtype=f)
     yield from _binary_math_models()
 
 
