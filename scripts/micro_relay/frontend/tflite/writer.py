@@ -180,6 +180,14 @@ _OPERATORS: dict[str, _OpSpec] = {
     "TANH": _OpSpec(None, {}),
     "RELU": _OpSpec(None, {}),
     "RELU6": _OpSpec(None, {}),
+    # recurrent: the cell gate's activation is TANH (TFLite Micro runs no other), the states are variables
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _OpSpec("UnidirectionalSequenceLSTMOptions", {
+        "activation": _Option(lambda v: [("FusedActivationFunction",
+                                          _enum_value("activation", ActivationFunctionType, v))], "TANH"),
+        "cell_clip": _scalar("CellClip", float), "proj_clip": _scalar("ProjClip", float),
+        "time_major": _scalar("TimeMajor", bool),
+        "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool),
+        "diagonal_recurrent_tensors": _scalar("DiagonalRecurrentTensors", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))
@@ -211,6 +219,7 @@ class _Tensor:
     dtype: np.dtype
     data: bytes | None
     quant: _Quantization | None
+    variable: bool = False
 
 
 @dataclass(frozen=True)
@@ -236,12 +245,13 @@ class TFLiteBuilder:
     # -- tensors --------------------------------------------------------------------------------------
 
     def tensor(self, name: str, shape: Sequence[int], dtype, data=None, scale=None, zero_point=None,
-               axis: int | None = None) -> str:
+               axis: int | None = None, variable: bool = False) -> str:
         """Add a tensor and return its name.
 
         `data` makes it a constant (cast to `dtype`, stored little-endian in row-major order). `scale`
         is a number (per-tensor) or a sequence (per-channel along `axis`, which is then required);
         `zero_point` is a number, repeated for every channel, or one per scale, and defaults to 0.
+        `variable` marks a tensor an operator keeps between invokes (an LSTM's states: is_variable).
         """
         if name in self._index:
             raise ValueError(f"tensor {name!r} is defined twice")
@@ -257,7 +267,7 @@ class TFLiteBuilder:
             raw = array.astype(np_dtype).reshape(shape).astype(np_dtype.newbyteorder("<")).tobytes(order="C")
         quant = self._quantization(name, shape, scale, zero_point, axis)
         self._index[name] = len(self._tensors)
-        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant))
+        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant, variable))
         return name
 
     @staticmethod
@@ -331,7 +341,7 @@ class TFLiteBuilder:
     def _default_io(self) -> tuple[list[int], list[int]]:
         produced = {i for op in self._operators for i in op.outputs}
         consumed = {i for op in self._operators for i in op.inputs}
-        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and i not in produced]
+        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and not t.variable and i not in produced]
         outputs = [i for i in range(len(self._tensors)) if i in produced and i not in consumed]
         if self._inputs is not None:
             inputs = [self._index[n] for n in self._inputs]
@@ -429,6 +439,8 @@ class TFLiteBuilder:
         tflite.TensorAddName(fb, name)
         if quant is not None:
             tflite.TensorAddQuantization(fb, quant)
+        if t.variable:
+            tflite.TensorAddIsVariable(fb, True)
         return tflite.TensorEnd(fb)
 
     def _operator(self, fb, op: _Operator, opcode_index: int) -> int:
