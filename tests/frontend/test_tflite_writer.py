@@ -268,6 +268,16 @@ def _one_op_models():
     b.tensor("y", (2, 3), f)
     b.op("QUANTIZE", ["x"], ["q"]).op("DEQUANTIZE", ["q"], ["y"])
     yield "QUANTIZE+DEQUANTIZE", b.build()
+    # recurrent: the states are variable tensors (not graph inputs), all 24 inputs listed
+    b = TFLiteBuilder()
+    x = b.tensor("x", (1, 3, 2), f)
+    w = [b.tensor(f"w{k}", (4, 2 if k < 4 else 4), f, data=np.full((4, 2 if k < 4 else 4), 0.1)) for k in range(8)]
+    bias = [b.tensor(f"b{k}", (4,), f, data=np.zeros(4)) for k in range(4)]
+    h, c = (b.tensor(n, (1, 4), f, variable=True) for n in ("h", "c"))
+    b.tensor("y", (1, 3, 4), f)
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *w, None, None, None, *bias, None, None, h, c, None, None, None, None],
+         ["y"], cell_clip=2.0)
+    yield "UNIDIRECTIONAL_SEQUENCE_LSTM", b.inputs("x").outputs("y").build()
 
 
 ONE_OP_MODELS = dict(_one_op_models())

@@ -35,7 +35,7 @@ _ACCUMULATOR = {DType.INT8: (DType.INT32, (1 << 31) - 1), DType.INT16: (DType.IN
 class Lstm(OpDef):
     name = "nn.lstm"
     attrs = {"time_major": Attr(bool, False), "cell_clip": Attr(float, 0.0)}
-    num_inputs = (L.W_RECURRENT + 4, L.NUM_INPUTS)  # absent optional inputs are "", up to 24
+    num_inputs = (1, L.NUM_INPUTS)  # absent inputs are ""; infer names what a missing one means
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     def infer(self, graph, node):

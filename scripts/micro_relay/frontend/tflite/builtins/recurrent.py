@@ -2,8 +2,9 @@
 
 The LSTM keeps its hidden and cell states in variable tensors (inputs 18 and 19). It becomes nn.lstm, which
 writes the new states as two more outputs, and an assign of each into its state tensor, so the next invoke
-starts where this one ended. A variable the reader did not make a state tensor starts from zeros, as TFLite
-Micro zeroes variables, and is read as that constant.
+starts where this one ended. A variable the reader did not make a state tensor is read as the value TFLite
+Micro gives variables before the first invoke: int8 ones hold their zero point, others zeros
+(MicroInterpreterGraph::ResetTensorData).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from tflite.ActivationFunctionType import ActivationFunctionType as Act
 from tflite.BuiltinOperator import BuiltinOperator as B
 
 from ....ir.graph import Tensor, fresh_name
+from ....ir.types import DType
 from .context import converts, make_node
 
 _H_STATE, _C_STATE = 18, 19
@@ -27,7 +29,9 @@ def _state(ctx, name: str, what: str) -> tuple[str, bool]:
     if getattr(tensor, "is_state", False):
         return name, True
     if not tensor.is_constant:
-        ctx.tensors[name] = Tensor(name, tensor.type, np.zeros(tensor.type.shape, tensor.type.dtype.numpy))
+        t = tensor.type
+        fill = t.quant.zero_point if t.dtype == DType.INT8 and t.quant is not None else 0
+        ctx.tensors[name] = Tensor(name, t, np.full(t.shape, fill, t.dtype.numpy))
     return name, False
 
 

@@ -1,0 +1,90 @@
+"""UNIDIRECTIONAL_SEQUENCE_LSTM against TFLite Micro: int8 (8x8 -> int16 gates and cell), int16x8 and float32.
+
+Compiled C, the reference interpreter and TFLite Micro run one invoke on seeded random inputs (TFLite Micro
+starts its variables from zeros); integer outputs must be identical, float ones within 1e-5 of the output's
+largest magnitude (libm's expf/tanhf are the only difference, and the host's agree). The named cases have
+the shapes of real recurrent models: keyword spotting over 49 frames of 10 features, MNIST rows (28 x 28),
+units 16..128, batches and time-major layouts; hypothesis draws shapes, scales and zero points. Variants
+TFLite Micro's kernel does not run are refused with a one-line CompileError.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from micro_relay.compiler import compile_graph
+from micro_relay.errors import CompileError
+from micro_relay.frontend.tflite import read_tflite
+from micro_relay.passes import run_pipeline
+from support.tflite_lstm_models import lstm_model
+from support.tflite_models import SEEDS, check, log_uniform, zero_points
+
+NAMED = {
+    "mnist_rows_int8_t28_i28_u20": dict(time=28, input_size=28, units=20, cell_clip=10.0, in_scale=1 / 255,
+                                        in_zp=-128, h_scale=0.0078, h_zp=0),
+    "kws_int8_t49_i10_u16": dict(time=49, input_size=10, units=16),
+    "kws_int8_t49_i10_u64_zero_points": dict(time=49, input_size=10, units=64, in_zp=17, h_zp=-9),
+    "kws_int8_t49_i10_u128": dict(time=49, input_size=10, units=128, seed=3),
+    "int8_batch2": dict(batch=2, time=6, input_size=8, units=12),
+    "int8_time_major_batch3": dict(batch=3, time=5, input_size=4, units=8, time_major=True),
+    "int8_cell_scale_2^-11": dict(time=10, input_size=6, units=10, cell_power=-11),
+    "int8_cell_scale_2^-14": dict(time=10, input_size=6, units=10, cell_power=-14),
+    "int8_cell_scale_not_a_power_of_two": dict(time=10, input_size=6, units=10, cell_scale=3.1e-4),
+    "int8_saturating_gates": dict(time=12, input_size=10, units=16, spread=12.0),
+    "int8_tight_cell_clip": dict(time=12, input_size=10, units=16, cell_clip=0.5),
+    "int8_one_unit_one_step": dict(time=1, input_size=1, units=1),
+    "int16_t49_i10_u32": dict(dtype="int16", time=49, input_size=10, units=32, in_scale=2 ** -12,
+                              h_scale=2 ** -15),
+    "int16_time_major_batch2_clip": dict(dtype="int16", batch=2, time=8, input_size=5, units=9, time_major=True,
+                                         cell_clip=3.0, in_scale=1e-3, h_scale=3e-5),
+    "float_t49_i10_u32": dict(dtype="float32", time=49, input_size=10, units=32),
+    "float_time_major_batch2_clip": dict(dtype="float32", batch=2, time=7, input_size=6, units=11,
+                                         time_major=True, cell_clip=0.8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_named_lstm_matches_tflm(name):
+    case = NAMED[name]
+    check(lstm_model(**case), float_scale=2.0, seeds=(0, 1))
+
+
+@st.composite
+def lstm_cases(draw) -> dict:
+    dtype = draw(st.sampled_from(["int8", "int16", "float32"]))
+    case = dict(dtype=dtype, batch=draw(st.integers(1, 3)), time=draw(st.integers(1, 8)),
+                input_size=draw(st.integers(1, 12)), units=draw(st.integers(1, 24)),
+                time_major=draw(st.booleans()), seed=draw(SEEDS),
+                cell_clip=draw(st.sampled_from([0.0, 0.0, 0.3, 2.0, 9.0])))
+    if dtype != "float32":
+        hidden_range = (1e-3, 0.05) if dtype == "int8" else (1e-5, 3e-4)
+        case.update(in_scale=draw(log_uniform(1e-3, 0.1) if dtype == "int8" else log_uniform(1e-5, 1e-3)),
+                    in_zp=draw(zero_points(dtype)), h_scale=draw(log_uniform(*hidden_range)),
+                    h_zp=draw(zero_points(dtype)), cell_power=draw(st.integers(-15, -9)),
+                    spread=draw(log_uniform(0.3, 10.0)))
+    return case
+
+
+@given(case=lstm_cases())
+def test_lstm_matches_tflm(case):
+    check(lstm_model(**case), float_scale=2.0, seeds=(0,))
+
+
+def _compile(model: bytes):
+    return compile_graph(run_pipeline(read_tflite(model, "test model")), "m", "test model")
+
+
+@pytest.mark.parametrize("variant, message", [
+    ("peephole", "peephole"), ("projection", "projection"), ("layer_norm", "layer normalization"),
+    ("cifg", "CIFG"), ("per_channel", "per-channel weights")])
+def test_variants_tflite_micro_does_not_run_are_refused(variant, message):
+    with pytest.raises(CompileError, match=message) as info:
+        _compile(lstm_model(variant=variant, units=4))
+    assert "\n" not in str(info.value)
+
+
+def test_cell_activation_other_than_tanh_is_refused():
+    with pytest.raises(CompileError, match="cell activation"):
+        _compile(lstm_model(activation="RELU"))
