@@ -20,6 +20,8 @@ step by step, so that orders can be compared while they are built:
    while it runs, min(output + d, input) bytes fewer (buffers.pair_saving).
 4. After v: the live bytes of S, plus the units v creates, minus every unit v reads or creates that has no
    reader outside S + v and is not pinned.
+A node's dependencies are the producers of its inputs and, for reads and assigns of state tensors, the
+order Graph.state_order gives; states, like constants, are not arena bytes.
 Sets of nodes are Python ints used as bit masks (bit i = node i).
 """
 
@@ -38,7 +40,8 @@ class LiveBytes:
         self.graph = graph
         self.n = len(graph.nodes)
         producer = graph.producers()
-        const = {name for name, t in graph.tensors.items() if t.is_constant}
+        const = {name for name, t in graph.tensors.items() if t.is_constant or t.is_state}  # not in the arena
+        state_order = graph.state_order()
         root: dict[str, str] = {}
         for node in graph.nodes:  # the node list is topological: a unit's first tensor is seen first
             for name in node.inputs:
@@ -80,10 +83,10 @@ class LiveBytes:
             read = sorted({self.unit_of[n] for n in node.inputs if n and n not in const})
             for u in read:
                 self.readers[u] |= 1 << v
-            for name in node.inputs:
-                if name in producer:
-                    self.deps[v] |= 1 << producer[name]
-            self.dep_list.append(tuple(sorted({producer[name] for name in node.inputs if name in producer})))
+            before = {producer[name] for name in node.inputs if name in producer} | state_order.get(v, set())
+            for d in before:
+                self.deps[v] |= 1 << d
+            self.dep_list.append(tuple(sorted(before)))
             self.reads.append(tuple(read))
             made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs) if creator[u] == v}))
             self.creates.append(made)
