@@ -1,7 +1,8 @@
 """UNIDIRECTIONAL_SEQUENCE_LSTM against TFLite Micro: int8 (8x8 -> int16 gates and cell), int16x8 and float32.
 
-Compiled C, the reference interpreter and TFLite Micro run one invoke on seeded random inputs (TFLite Micro
-starts its variables from zeros); integer outputs must be identical, float ones within 1e-5 of the output's
+Compiled C, the reference interpreter and TFLite Micro run consecutive invokes of one model instance on
+seeded random inputs, so the hidden and cell states carry over from one invoke to the next as TFLite Micro's
+variables do (they start from zeros, int8 ones from their zero point); integer outputs must be identical, float ones within 1e-5 of the output's
 largest magnitude (libm's expf/tanhf are the only difference, and the host's agree). The named cases have
 the shapes of real recurrent models: keyword spotting over 49 frames of 10 features, MNIST rows (28 x 28),
 units 16..128, batches and time-major layouts; hypothesis draws shapes, scales and zero points. Variants
@@ -10,6 +11,7 @@ TFLite Micro's kernel does not run are refused with a one-line CompileError.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,8 +20,8 @@ from micro_relay.compiler import compile_graph
 from micro_relay.errors import CompileError
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.passes import run_pipeline
-from support.tflite_lstm_models import lstm_model
-from support.tflite_models import SEEDS, check, log_uniform, zero_points
+from support.tflite_lstm_models import check_invokes, lstm_model
+from support.tflite_models import SEEDS, log_uniform, zero_points
 
 NAMED = {
     "mnist_rows_int8_t28_i28_u20": dict(time=28, input_size=28, units=20, cell_clip=10.0, in_scale=1 / 255,
@@ -48,7 +50,7 @@ NAMED = {
 @pytest.mark.parametrize("name", sorted(NAMED))
 def test_named_lstm_matches_tflm(name):
     case = NAMED[name]
-    check(lstm_model(**case), float_scale=2.0, seeds=(0, 1))
+    check_invokes(lstm_model(**case), invokes=3, float_scale=2.0)
 
 
 @st.composite
@@ -69,7 +71,7 @@ def lstm_cases(draw) -> dict:
 
 @given(case=lstm_cases())
 def test_lstm_matches_tflm(case):
-    check(lstm_model(**case), float_scale=2.0, seeds=(0,))
+    check_invokes(lstm_model(**case), invokes=2, float_scale=2.0, seed=case["seed"] % 1000)
 
 
 def _compile(model: bytes):
@@ -88,3 +90,12 @@ def test_variants_tflite_micro_does_not_run_are_refused(variant, message):
 def test_cell_activation_other_than_tanh_is_refused():
     with pytest.raises(CompileError, match="cell activation"):
         _compile(lstm_model(activation="RELU"))
+
+
+def test_states_carry_over_between_invokes():
+    """The same input twice: TFLite Micro's second output differs (its variables kept the first invoke's
+    states), and ours follow it on both."""
+    model = lstm_model(time=3, input_size=4, units=6, h_zp=3, in_zp=-7)
+    x = np.random.default_rng(5).integers(-128, 128, (1, 3, 4)).astype(np.int8)
+    result = check_invokes(model, samples=[[x], [x]])
+    assert not np.array_equal(result.tflm[0][0], result.tflm[1][0])

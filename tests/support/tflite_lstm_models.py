@@ -5,15 +5,26 @@ hidden and cell states as variable tensors [batch, units], the output quantized 
 Micro copies the hidden state's bytes into it). Quantized weights are per-tensor int8 with zero point 0, scaled
 so that a typical gate pre-activation lands near `spread` (in the Q3.12 gate domain, where 8 saturates);
 biases are int32 (int8 activations) or int64 (int16), in units of in_s * w_s as converters write them.
+
+`check_invokes` runs several consecutive invokes of one model instance (the states carry over) in the
+compiled C, the reference interpreter's Session and one TFLite Micro interpreter, and asserts they agree.
 """
 
 from __future__ import annotations
 
 import math
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
+from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import TFLiteBuilder
+from micro_relay.passes import run_pipeline
+from micro_relay.reference import Session
+
+from .c_harness import compile_and_run
+from .model_check import Comparison, assert_matches, random_inputs
 
 _SPREAD = {"int8": 74.0, "int16": 18918.0}  # typical |q - zp| of a uniform input
 _BIAS = {"int8": "int32", "int16": "int64"}
@@ -80,3 +91,35 @@ def _apply_variant(b: TFLiteBuilder, inputs: list, variant: str | None, units: i
         shape = (units, units) if variant == "projection" else (units,)
         quant = {} if dtype == "float32" else {"scale": 1e-3, "zero_point": 0}
         inputs[index] = b.tensor(name, shape, dtype, data=np.ones(shape), **quant)
+
+
+def tflm_invokes(model: bytes, samples: list[list[np.ndarray]], num_outputs: int) -> list[list[np.ndarray]]:
+    """Consecutive invokes of one TFLite Micro interpreter (its variables carry over)."""
+    from tflite_micro import runtime
+
+    interpreter = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
+    results = []
+    for sample in samples:
+        for index, value in enumerate(sample):
+            interpreter.set_input(value.copy(), index)
+        interpreter.invoke()
+        results.append([np.array(interpreter.get_output(k)) for k in range(num_outputs)])
+    return results
+
+
+def check_invokes(model: bytes, invokes: int = 3, float_scale: float = 1.0, seed: int = 0, samples=None,
+                  float_rtol: float = 1e-5) -> Comparison:
+    """`invokes` consecutive invokes on seeded random inputs (or `samples`): C, reference and TFLite Micro."""
+    graph = run_pipeline(read_tflite(model, "test model"))
+    if samples is None:
+        rng = np.random.default_rng(seed)
+        samples = [[v * np.float32(float_scale) if v.dtype.kind == "f" else v for v in random_inputs(graph, rng)]
+                   for _ in range(invokes)]
+    with tempfile.TemporaryDirectory() as tmp:
+        compiled = compile_and_run(graph, samples, Path(tmp))
+    session = Session(graph)
+    reference = [session.invoke([x.copy() for x in sample]) for sample in samples]
+    tflm = tflm_invokes(model, samples, len(graph.outputs))
+    result = Comparison(compiled, reference, tflm, 0)
+    assert_matches(result, float_rtol=float_rtol)
+    return result

@@ -1,10 +1,11 @@
 """Recurrent operators: UNIDIRECTIONAL_SEQUENCE_LSTM.
 
-The LSTM keeps its hidden and cell states in variable tensors (inputs 18 and 19). It becomes nn.lstm, which
-writes the new states as two more outputs, and an assign of each into its state tensor, so the next invoke
-starts where this one ended. A variable the reader did not make a state tensor is read as the value TFLite
-Micro gives variables before the first invoke: int8 ones hold their zero point, others zeros
-(MicroInterpreterGraph::ResetTensorData).
+The LSTM keeps its hidden and cell states in variable tensors (inputs 18 and 19): tensors with no data that
+no operator writes and that are not graph inputs. Each becomes a state tensor (ir/graph.py) unless the reader
+made it one already, starting from what TFLite Micro gives variables before the first invoke and after a
+reset: int8 ones hold their zero point, others zeros (MicroInterpreterGraph::ResetTensorData). The operator
+becomes nn.lstm, which writes the new states as two more outputs, and an assign of each into its state, so
+the next invoke starts where this one ended.
 """
 
 from __future__ import annotations
@@ -22,17 +23,18 @@ _H_STATE, _C_STATE = 18, 19
 
 
 def _state(ctx, name: str, what: str) -> tuple[str, bool]:
-    """The state input as nn.lstm reads it, and whether it is a state tensor (then it gets an assign)."""
+    """The state input as nn.lstm reads it, and whether it is a state tensor (then it gets an assign); a
+    constant (a model that fixed the state) stays a constant."""
     if not name:
         ctx.fail(f"LSTM {what} state (input {_H_STATE if what == 'hidden' else _C_STATE}) is absent")
     tensor = ctx.tensors[name]
-    if getattr(tensor, "is_state", False):
-        return name, True
-    if not tensor.is_constant:
+    if tensor.is_constant:
+        return name, False
+    if not tensor.is_state:
         t = tensor.type
         fill = t.quant.zero_point if t.dtype == DType.INT8 and t.quant is not None else 0
-        ctx.tensors[name] = Tensor(name, t, np.full(t.shape, fill, t.dtype.numpy))
-    return name, False
+        ctx.tensors[name] = Tensor(name, t, initial=np.full(t.shape, fill, t.dtype.numpy))
+    return name, True
 
 
 @converts(B.UNIDIRECTIONAL_SEQUENCE_LSTM)
