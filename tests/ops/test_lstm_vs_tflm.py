@@ -99,3 +99,13 @@ def test_states_carry_over_between_invokes():
     x = np.random.default_rng(5).integers(-128, 128, (1, 3, 4)).astype(np.int8)
     result = check_invokes(model, samples=[[x], [x]])
     assert not np.array_equal(result.tflm[0][0], result.tflm[1][0])
+
+
+@pytest.mark.parametrize("case, message", [
+    (dict(cell_scale=16.0), "int16 tanh"),
+    (dict(cell_clip=float("nan")), "cell clip"),
+])
+def test_parameters_the_kernel_cannot_take_are_refused(case, message):
+    with pytest.raises(CompileError, match=message) as info:
+        _compile(lstm_model(**case))
+    assert "\n" not in str(info.value)
