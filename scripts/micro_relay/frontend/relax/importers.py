@@ -36,6 +36,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul",
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
+    "LayerNormalization",
     "LSTM", "GRU",  # cut out before the import, spliced back after it (onnx_recurrent.py)
 })
 IO_LAYOUTS = ("nhwc", "nchw")
