@@ -104,6 +104,10 @@ def test_states_carry_over_between_invokes():
 @pytest.mark.parametrize("case, message", [
     (dict(cell_scale=16.0), "int16 tanh"),
     (dict(cell_clip=float("nan")), "cell clip"),
+    (dict(state_shape=(2, 5)), "holds 10 values, expected 1 x 5"),
+    (dict(state_shape=(5,)), "must be 2-D"),
+    (dict(cell_dtype="int8"), "int16 cell state"),
+    (dict(dtype="float32", cell_dtype="int16"), "float32 weights, biases and cell state"),
 ])
 def test_parameters_the_kernel_cannot_take_are_refused(case, message):
     with pytest.raises(CompileError, match=message) as info:

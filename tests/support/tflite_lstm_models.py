@@ -33,10 +33,10 @@ _GATES = "ifco"
 
 def lstm_model(dtype="int8", batch=1, time=4, input_size=3, units=5, time_major=False, cell_clip=0.0,
                in_scale=1 / 128, in_zp=0, h_scale=1 / 128, h_zp=0, cell_power=-12, cell_scale=None,
-               spread=2.0, seed=0, activation="TANH", variant=None) -> bytes:
+               spread=2.0, seed=0, activation="TANH", variant=None, state_shape=None, cell_dtype=None) -> bytes:
     """One LSTM over [batch, time, input_size] ([time, batch, input_size] when time_major). `variant` makes
     one that TFLite Micro's kernel does not run: "peephole", "projection", "layer_norm", "cifg" (no input
-    gate) or "per_channel" (per-channel weights)."""
+    gate) or "per_channel" (per-channel weights); `state_shape` and `cell_dtype` make malformed states."""
     rng = np.random.default_rng(seed)
     b = TFLiteBuilder()
     data_shape = (time, batch, input_size) if time_major else (batch, time, input_size)
@@ -66,10 +66,10 @@ def lstm_model(dtype="int8", batch=1, time=4, input_size=3, units=5, time_major=
                                        zero_point=0))
     if not quantized:
         biases = [b.tensor(f"bias_{g}", (units,), "float32", data=rng.standard_normal(units) * 0.5) for g in _GATES]
-    shape = (batch, units)
+    shape = state_shape or (batch, units)
     cell_scale = cell_scale or 2.0 ** cell_power
     h = b.tensor("h_state", shape, dtype, variable=True, **({"scale": h_scale, "zero_point": h_zp} if quantized else {}))
-    c = b.tensor("c_state", shape, "int16" if quantized else "float32", variable=True,
+    c = b.tensor("c_state", shape, cell_dtype or ("int16" if quantized else "float32"), variable=True,
                  **({"scale": cell_scale, "zero_point": 0} if quantized else {}))
     y = b.tensor("output", out_shape, dtype, **({"scale": h_scale, "zero_point": h_zp} if quantized else {}))
     inputs = [x, *weights[:4], *weights[4:], None, None, None, *biases, None, None, h, c, None, None, None, None]
