@@ -173,3 +173,34 @@ def test_torch_keyword_model_matches_torch(cell, layers, mean, tmp_path):
     with torch.no_grad():
         want = module(x).numpy()
     _assert_close(_compile_and_run(path, x.numpy(), tmp_path, "nhwc"), [want])
+
+
+class KeywordCrnn(torch.nn.Module):
+    """A convolution over time (NCW), then a GRU over its output frames: the recurrent input comes from a
+    layer the lowering stores channels-last."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv1d(10, 16, 3, padding=1)
+        self.rnn = torch.nn.GRU(16, 24, batch_first=True)
+        self.fc = torch.nn.Linear(24, 12)
+
+    def forward(self, x):
+        _, h = self.rnn(torch.relu(self.conv(x)).permute(0, 2, 1))
+        return self.fc(h.squeeze(0))
+
+
+@pytest.mark.filterwarnings("ignore")
+@pytest.mark.parametrize("io_layout", ["nhwc", "nchw"])
+def test_torch_conv_then_gru_matches_torch(io_layout, tmp_path):
+    torch.manual_seed(0)
+    module = KeywordCrnn().eval()
+    x = torch.randn(1, 10, 49)
+    buffer = io.BytesIO()
+    torch.onnx.export(module, (x,), buffer, input_names=["input"], output_names=["scores"], opset_version=14,
+                      dynamo=False)
+    path = tmp_path / "model.onnx"
+    path.write_bytes(buffer.getvalue())
+    with torch.no_grad():
+        want = module(x).numpy()
+    _assert_close(_compile_and_run(path, x.numpy(), tmp_path, io_layout), [want])
