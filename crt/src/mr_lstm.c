@@ -59,19 +59,27 @@ static int16_t tanh_s16(int16_t x, int32_t mult, int32_t shift, const int16_t *t
     return (int16_t)(r >> 8);
 }
 
-/* out[o] = sat16(MBQM32(sum_d w[o][d] * (x[d] + offset) + bias[o])); prepare bounds the int32 sum. */
-static void fc_s8(const int8_t *x, int32_t offset, const int8_t *w, const int32_t *bias, int32_t depth,
-                  int32_t units, int32_t mult, int32_t shift, int16_t *out)
+/* out[o] = sat16(MBQM32(sum_d w[o][d] * (x[d] + offset) + bias[o])); prepare bounds the int32 sum. With a
+ * folded bias (bias - offset terms, from prepare) the sum is a plain dot product. */
+static void fc_s8(const int8_t *x, int32_t offset, const int8_t *w, const int32_t *bias, const int32_t *folded,
+                  int32_t depth, int32_t units, int32_t mult, int32_t shift, int16_t *out)
 {
     int32_t o, d;
     for (o = 0; o < units; ++o) {
         const int8_t *row = w + o * depth;
         int32_t acc = 0;
-        for (d = 0; d < depth; ++d) {
-            acc += (int32_t)row[d] * ((int32_t)x[d] + offset);
-        }
-        if (bias != NULL) {
-            acc += bias[o];
+        if (folded != NULL) {
+            for (d = 0; d < depth; ++d) {
+                acc += (int32_t)row[d] * (int32_t)x[d];
+            }
+            acc += folded[o];
+        } else {
+            for (d = 0; d < depth; ++d) {
+                acc += (int32_t)row[d] * ((int32_t)x[d] + offset);
+            }
+            if (bias != NULL) {
+                acc += bias[o];
+            }
         }
         out[o] = sat16(mr_mbqm(acc, mult, shift));
     }
@@ -142,6 +150,7 @@ int mr_lstm_s8(const mr_lstm_q_params *p, const int8_t *in, const int8_t *const 
                const int8_t *h0, const int16_t *c0, int8_t *out, int8_t *h, int16_t *c, int16_t *scratch)
 {
     static const int order[3] = {GATE_FORGET, GATE_INPUT, GATE_CELL};
+    const int32_t *folded = p->folded_bias;
     const int32_t units = p->units;
     int16_t *const buf[4] = {scratch, scratch + units, scratch + 2 * units, scratch + 3 * units};
     int16_t *const gate_buf[4] = {buf[1], buf[0], buf[2], buf[1]};
@@ -159,8 +168,10 @@ int mr_lstm_s8(const mr_lstm_q_params *p, const int8_t *in, const int8_t *const 
                 if (g == GATE_OUTPUT) {
                     update_cell(p, buf[0], buf[1], buf[2], cb);
                 }
-                fc_s8(x, -p->in_zp, w[g], bias[g], p->input_size, units, p->in_mult[g], p->in_shift[g], gate_buf[g]);
-                fc_s8(hb, -p->h_zp, w[4 + g], NULL, units, units, p->rec_mult[g], p->rec_shift[g], buf[3]);
+                fc_s8(x, -p->in_zp, w[g], bias[g], folded == NULL ? NULL : folded + g * units, p->input_size, units,
+                      p->in_mult[g], p->in_shift[g], gate_buf[g]);
+                fc_s8(hb, -p->h_zp, w[4 + g], NULL, folded == NULL ? NULL : folded + (4 + g) * units, units, units,
+                      p->rec_mult[g], p->rec_shift[g], buf[3]);
                 activate(p, g, gate_buf[g], buf[3]);
             }
             for (j = 0; j < units; ++j) {

@@ -24,6 +24,8 @@ typedef struct {
     int32_t has_clip, cell_clip;          /* cell state clipped to [-cell_clip, cell_clip] when has_clip */
     int32_t tanh_mult, tanh_shift;        /* the cell state's tanh input rescale */
     const int16_t *sigmoid_table;         /* 256 nodes of sigmoid(i/24) in 0.16, stored minus 32768 */
+    const int32_t *folded_bias;           /* int8: [8][units], bias - zp * sum(w) of the input FCs (rows 0..3)
+                                           * and -h_zp * sum(w) of the recurrent ones; NULL: offsets applied */
 } mr_lstm_q_params;
 
 typedef struct {

@@ -131,7 +131,17 @@ class Lstm(OpDef):
         tanh = L.tanh_params(L.cell_scale_power(cs))
         if tanh is None:
             fail(graph, node, f"LSTM cell state scale {cs} is outside what TFLite Micro's int16 tanh can take")
-        return {"in_zp": data.quant.zero_point, "h_zp": h.quant.zero_point,
+        folded = None
+        weight_data = [graph.constant(n) for n in node.inputs[L.W_INPUT:L.W_INPUT + 8]]
+        if data.dtype == DType.INT8 and all(w is not None for w in weight_data):
+            # sum w * (x - zp) + b = sum w * x + (b - zp * sum w), per gate unit, for the input FCs and (without
+            # a bias) the recurrent ones: the kernel's inner loop is a plain dot product. The check above bounds
+            # both sums and the folded terms within int32, so the result is TFLite Micro's exactly.
+            zps = [data.quant.zero_point] * 4 + [h.quant.zero_point] * 4
+            biases = [b.astype(np.int64) for b in bias_data] + [np.zeros(units, np.int64)] * 4
+            folded = np.stack([b - zp * w.astype(np.int64).sum(axis=1)
+                               for b, zp, w in zip(biases, zps, weight_data)]).astype(np.int32)
+        return {"folded_bias": folded, "in_zp": data.quant.zero_point, "h_zp": h.quant.zero_point,
                 "in_mult": list(in_mult), "in_shift": list(in_shift), "rec_mult": list(rec_mult),
                 "rec_shift": list(rec_shift), "forget_mult": forget[0], "forget_shift": forget[1],
                 "update_mult": update[0], "update_shift": update[1], "hidden_mult": hidden[0],
