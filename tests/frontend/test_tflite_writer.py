@@ -18,6 +18,7 @@ from support.tflite_movement_models import writer_examples as movement_examples
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import SUPPORTED_OPERATORS, TFLiteBuilder
 from micro_relay.ir.types import DType
+from support.tflite_state_models import accumulator, svdf_model
 
 
 def _conv_model() -> tuple[bytes, dict]:
@@ -293,6 +294,9 @@ def _one_op_models():
     b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *w, None, None, None, *bias, None, None, h, c, None, None, None, None],
          ["y"], cell_clip=2.0)
     yield "UNIDIRECTIONAL_SEQUENCE_LSTM", b.inputs("x").outputs("y").build()
+    # stateful models: resource variables (a running sum, initialized by CALL_ONCE) and SVDF
+    yield "CALL_ONCE+VAR_HANDLE+READ_VARIABLE+ADD+ASSIGN_VARIABLE", accumulator((1, 4), f, init=np.arange(4))
+    yield "SVDF", svdf_model(batch=1, input_size=3, units=2, rank=1, memory=4, dtype=f)
 
 
 ONE_OP_MODELS = dict(_one_op_models())

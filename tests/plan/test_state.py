@@ -7,6 +7,7 @@ several samples, keeps its static state between them, and the reference Session 
     counter:        s1 = s + 1; assign(s, s1); y = x + s1             y_k = x + s0 + k
     two states:     a1 = a + x; b1 = b + a1; assign(a, a1); assign(b, b1); y = b1
     read after:     old = s + 0; s1 = x + x; assign(s, s1); new = s + 0; y = old + new
+    in place:       old = s + 0; (y1, s1) = svdf(x, s); assign(s, s1); y = y1 + old   (s1 written over s)
 """
 
 from __future__ import annotations
@@ -142,3 +143,45 @@ def test_verifier_refuses_misused_state(case):
     with pytest.raises(CompileError) as err:
         verify(Graph(tensors, nodes, ("x",), outputs))
     assert "\n" not in str(err.value) and ("state" in str(err.value) or "assign" in str(err.value))
+
+
+def _svdf_in_place() -> Graph:
+    """A reader of the state before an SVDF that updates it in place: every order must run the reader first."""
+    rng = np.random.default_rng(3)
+
+    def f32(*shape):
+        return TensorType(shape, DType.FLOAT32)
+
+    tensors = [Tensor("x", f32(1, 4)), Tensor("wf", f32(4, 4), rng.standard_normal((4, 4)).astype(np.float32)),
+               Tensor("wt", f32(4, 3), rng.standard_normal((4, 3)).astype(np.float32)),
+               Tensor("b", f32(4), np.zeros(4, np.float32)), Tensor("zero", f32(1, 12), np.zeros((1, 12), np.float32)),
+               Tensor("s", f32(1, 12), initial=np.ones((1, 12), np.float32)), Tensor("old", f32(1, 12)),
+               Tensor("s1", f32(1, 12)), Tensor("y1", f32(1, 4))]
+    nodes = [Node("add", ("s", "zero"), ("old",)), Node("nn.svdf", ("x", "wf", "wt", "s", "b"), ("y1", "s1"),
+                                                        {"rank": 1}),
+             Node("assign", ("s", "s1"), ())]
+    return Graph({t.name: t for t in tensors}, nodes, ("x",), ("old", "y1"))
+
+
+def test_an_in_place_state_update_follows_every_other_read_of_the_old_state(tmp_path):
+    """old = s is read before the SVDF writes s1 over s: the compile stores s1 in place (no copy), every order
+    runs the reader before the SVDF, and the C's consecutive invokes equal the reference Session's ('old' is the
+    previous invoke's state, which is x-dependent, so a reader moved after the SVDF would show)."""
+    from micro_relay.compiler import compile_graph
+    from micro_relay.lower import lower
+    from micro_relay.plan.state import store_states_in_place
+
+    graph = run_pipeline(_svdf_in_place())
+    lowered = store_states_in_place(lower(graph))
+    assert lowered.graph.tensors["s1"].stored_in == "s"
+    assert lowered.graph.state_order()[1] == {0}
+    for order in ORDERS:
+        plan = plan_memory(lowered, orders=(order,))
+        assert plan.order.index(0) < plan.order.index(1)
+        assert "s1" not in {name for buf in plan.buffers for name in buf.tensors}
+    assert "dst[i] = src[i]" not in compile_graph(graph, "m", "t").files["m.c"]
+    xs = [[np.random.default_rng(k).standard_normal((1, 4)).astype(np.float32)] for k in range(INVOKES)]
+    session = Session(graph)
+    for ours, theirs in zip(compile_and_run(graph, xs, tmp_path), (session.invoke(x) for x in xs)):
+        for a, b in zip(ours, theirs):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

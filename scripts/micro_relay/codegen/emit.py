@@ -67,7 +67,7 @@ class EmitContext:
         if not tensor:
             return "NULL"
         t = self.graph.tensors[tensor]
-        if t.is_state:
+        if t.is_state or t.stored_in:
             return state_c.tensor_pointer(self.graph, self.plan, tensor)
         if t.is_constant:
             if tensor not in self.constant_names:
@@ -162,8 +162,11 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
         f" * outputs are then at {name}_output_of(arena, i) until the arena's next run. Inputs may be overwritten:",
         " * refill them before each run. It returns MR_OK (0), else the status of the first layer that failed,",
         " * where it stopped (MR_ERR_* in micro_relay/crt.h), or MR_ERR_ARENA for a NULL or misaligned arena.",
-        " * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
-        f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).",
+        *((" * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
+           f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).")
+          if not plan.state else
+          (f" * This model keeps a state between runs, which {name}_invoke_with uses the model's one copy of: several",
+           f" * threads run it at once with {name}_invoke_with_state, each on its own arena and state (below).")),
         f" * {name}_invoke, {name}_input and {name}_output are the same on the model's one static arena (or",
         f" * {macro}_EXTERNAL_ARENA): one run at a time. micro-relay's docs/runtime.md says more.",
         " */",

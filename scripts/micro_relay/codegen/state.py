@@ -94,5 +94,6 @@ def invoke_functions(name: str, graph: Graph, arena_base: str, arena_align: int,
 
 
 def tensor_pointer(graph: Graph, plan: MemoryPlan, tensor: str) -> str:
+    """A state's pointer, or that of a tensor stored in a state's storage (plan/state.py)."""
     t = graph.tensors[tensor]
-    return f"(({t.type.dtype.c_type} *)({STATE_BASE} + {plan.state.offsets[tensor]}))"
+    return f"(({t.type.dtype.c_type} *)({STATE_BASE} + {plan.state.offsets[t.stored_in or tensor]}))"

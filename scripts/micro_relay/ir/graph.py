@@ -36,6 +36,9 @@ class Tensor:
     # A state tensor's value before the first invoke and after a reset (zeros when the model gives none);
     # None for every other tensor. A state lives in its own storage, never in the arena, and is not constant.
     initial: np.ndarray | None = field(default=None, compare=False)
+    # The state whose storage holds this tensor (plan/state.py: a node's new state written in place, which the
+    # assign after it then need not copy); "" for a tensor in the arena, a constant or a state itself.
+    stored_in: str = field(default="", compare=False)
 
     @property
     def is_constant(self) -> bool:
@@ -127,7 +130,8 @@ class Graph:
         """Node index -> the earlier nodes it must follow because of state, beyond the producers of its
         inputs: an assign follows every read of its state since the previous assign (and that assign), and a
         read follows the last assign of its state before it. Any order keeping these and the producers
-        computes what the node list computes."""
+        computes what the node list computes. A node writing an output stored in a state's storage
+        (Tensor.stored_in) writes that state where it runs, as an assign would."""
         from .registry import get_op
 
         after: dict[int, set[int]] = {}
@@ -143,8 +147,9 @@ class Graph:
                 if name in last_assign:
                     after.setdefault(i, set()).add(last_assign[name])
                 readers.setdefault(name, []).append(i)
-            if writes:
-                state = node.inputs[0]
+            written = [node.inputs[0]] if writes else []
+            written += [self.tensors[o].stored_in for o in node.outputs if self.tensors[o].stored_in]
+            for state in written:
                 deps = set(readers.pop(state, ())) - {i}
                 if state in last_assign:
                     deps.add(last_assign[state])

@@ -9,7 +9,11 @@ converted model:
 - operator codes list each builtin once, in order of first use, with both `builtin_code` and
   `deprecated_builtin_code` (capped at 127, PLACEHOLDER_FOR_GREATER_OP_CODES) set;
 - quantization is written only when a scale is given: scale (float32), zero point (int64, one per scale)
-  and quantized_dimension for per-channel tensors.
+  and quantized_dimension for per-channel tensors;
+- stateful models: `tensor(..., variable=True)` marks a variable tensor (is_variable: the SVDF/LSTM state a
+  kernel updates in place), dtype "resource" a resource-variable handle (VAR_HANDLE's output), and
+  `subgraph(builder)` adds another builder's tensors and operators as a further subgraph (CALL_ONCE's init
+  subgraph), sharing this model's operator codes and buffers.
 
 Operator options are given by readable keyword (`stride=(2, 2)`, `padding="SAME"`, `activation="RELU6"`);
 the tables below (`_OPERATORS`) say which keywords each operator takes and what each defaults to. Output
@@ -108,6 +112,10 @@ def _hw(field_h: str, field_w: str, default=None) -> _Option:
         return [(field_h, h), (field_w, w)]
 
     return _Option(encode, default)
+
+
+def _string(field: str, default=None) -> _Option:
+    return _Option(lambda v: [(field, str(v))], default)
 
 
 def _scalar(field: str, cast: type, default=None) -> _Option:
@@ -215,6 +223,14 @@ _OPERATORS: dict[str, _OpSpec] = {
     "BATCH_TO_SPACE_ND": _OpSpec("BatchToSpaceNDOptions", {}),
     "CAST": _OpSpec("CastOptions", {"in_data_type": _tensor_type("InDataType"),
                                     "out_data_type": _tensor_type("OutDataType")}),
+    # stateful models: SVDF and resource variables
+    "SVDF": _OpSpec("SVDFOptions", {"rank": _scalar("Rank", int, _REQUIRED), "activation": _activation(),
+                                    "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool)}),
+    "VAR_HANDLE": _OpSpec("VarHandleOptions", {"container": _string("Container"),
+                                               "shared_name": _string("SharedName", _REQUIRED)}),
+    "READ_VARIABLE": _OpSpec(None, {}),
+    "ASSIGN_VARIABLE": _OpSpec(None, {}),
+    "CALL_ONCE": _OpSpec("CallOnceOptions", {"init_subgraph_index": _scalar("InitSubgraphIndex", int, _REQUIRED)}),
     # recurrent: the cell gate's activation is TANH (TFLite Micro runs no other), the states are variables
     "UNIDIRECTIONAL_SEQUENCE_LSTM": _OpSpec("UnidirectionalSequenceLSTMOptions", {
         "activation": _Option(lambda v: [("FusedActivationFunction",
@@ -255,6 +271,7 @@ class _Tensor:
     data: bytes | None
     quant: _Quantization | None
     variable: bool = False
+    tf_type: int | None = None  # the TFLite type when numpy has none (RESOURCE)
 
 
 @dataclass(frozen=True)
@@ -267,7 +284,8 @@ class _Operator:
 
 
 class TFLiteBuilder:
-    """Collects tensors and operators of one subgraph; `build()` returns the .tflite bytes."""
+    """Collects tensors and operators of one subgraph (and the builders of further ones, `subgraph`);
+    `build()` returns the .tflite bytes."""
 
     def __init__(self, description: str = "Micro Relay TFLite writer"):
         self._description = description
@@ -276,6 +294,7 @@ class TFLiteBuilder:
         self._operators: list[_Operator] = []
         self._inputs: tuple[str, ...] | None = None
         self._outputs: tuple[str, ...] | None = None
+        self._subgraphs: list["TFLiteBuilder"] = []
 
     # -- tensors --------------------------------------------------------------------------------------
 
@@ -293,6 +312,10 @@ class TFLiteBuilder:
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"tensor {name!r}: negative dimension in {list(shape)}")
+        if isinstance(dtype, str) and dtype.lower() == "resource":
+            self._index[name] = len(self._tensors)
+            self._tensors.append(_Tensor(name, shape, np.dtype(np.int32), None, None, False, TensorType.RESOURCE))
+            return name
         np_dtype = _numpy_dtype(dtype)
         raw = None
         if data is not None:
@@ -302,7 +325,7 @@ class TFLiteBuilder:
             raw = array.astype(np_dtype).reshape(shape).astype(np_dtype.newbyteorder("<")).tobytes(order="C")
         quant = self._quantization(name, shape, scale, zero_point, axis)
         self._index[name] = len(self._tensors)
-        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant, variable))
+        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant, bool(variable)))
         return name
 
     @staticmethod
@@ -354,6 +377,11 @@ class TFLiteBuilder:
             spec.table, tuple(fields)))
         return self
 
+    def subgraph(self, builder: "TFLiteBuilder") -> int:
+        """Add `builder`'s tensors and operators as the next subgraph; returns its index (1, 2, ...)."""
+        self._subgraphs.append(builder)
+        return len(self._subgraphs)
+
     def inputs(self, *names: str) -> "TFLiteBuilder":
         """Set the subgraph inputs (default: non-constant tensors that no operator produces)."""
         self._inputs = tuple(self._check(n) for n in names)
@@ -389,33 +417,21 @@ class TFLiteBuilder:
     def build(self) -> bytes:
         """Serialize the model; the same builder calls give the same bytes."""
         fb = flatbuffers.Builder(1024)
-        codes = list(dict.fromkeys(op.code for op in self._operators))  # first-use order
+        graphs = [self, *self._subgraphs]
+        codes = list(dict.fromkeys(op.code for g in graphs for op in g._operators))  # first-use order
 
-        # Buffers: 0 is the empty sentinel, then one per constant tensor in tensor order.
-        buffer_of: dict[int, int] = {}
+        # Buffers: 0 is the empty sentinel, then one per constant tensor in tensor order (subgraph by subgraph).
         buffer_data: list[bytes | None] = [None]
-        for index, t in enumerate(self._tensors):
-            if t.data is not None:
-                buffer_of[index] = len(buffer_data)
-                buffer_data.append(t.data)
+        buffer_of: list[dict[int, int]] = []
+        for g in graphs:
+            buffer_of.append({})
+            for index, t in enumerate(g._tensors):
+                if t.data is not None:
+                    buffer_of[-1][index] = len(buffer_data)
+                    buffer_data.append(t.data)
         buffers = [self._buffer(fb, data) for data in buffer_data]
-
-        tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
-        operators = [self._operator(fb, op, codes.index(op.code)) for op in self._operators]
-        graph_inputs, graph_outputs = self._default_io()
-
-        tensors_vec = self._offsets(fb, tflite.SubGraphStartTensorsVector, tensors)
-        inputs_vec = self._ints(fb, tflite.SubGraphStartInputsVector, graph_inputs)
-        outputs_vec = self._ints(fb, tflite.SubGraphStartOutputsVector, graph_outputs)
-        operators_vec = self._offsets(fb, tflite.SubGraphStartOperatorsVector, operators)
-        subgraph_name = fb.CreateString("main")
-        tflite.SubGraphStart(fb)
-        tflite.SubGraphAddTensors(fb, tensors_vec)
-        tflite.SubGraphAddInputs(fb, inputs_vec)
-        tflite.SubGraphAddOutputs(fb, outputs_vec)
-        tflite.SubGraphAddOperators(fb, operators_vec)
-        tflite.SubGraphAddName(fb, subgraph_name)
-        subgraph = tflite.SubGraphEnd(fb)
+        subgraphs = [g._subgraph(fb, codes, where, "main" if k == 0 else f"subgraph{k}")
+                     for k, (g, where) in enumerate(zip(graphs, buffer_of))]
 
         opcodes = []
         for code in codes:
@@ -426,7 +442,7 @@ class TFLiteBuilder:
             opcodes.append(tflite.OperatorCodeEnd(fb))
 
         opcodes_vec = self._offsets(fb, tflite.ModelStartOperatorCodesVector, opcodes)
-        subgraphs_vec = self._offsets(fb, tflite.ModelStartSubgraphsVector, [subgraph])
+        subgraphs_vec = self._offsets(fb, tflite.ModelStartSubgraphsVector, subgraphs)
         buffers_vec = self._offsets(fb, tflite.ModelStartBuffersVector, buffers)
         description = fb.CreateString(self._description)
         tflite.ModelStart(fb)
@@ -437,6 +453,24 @@ class TFLiteBuilder:
         tflite.ModelAddBuffers(fb, buffers_vec)
         fb.Finish(tflite.ModelEnd(fb), file_identifier=FILE_IDENTIFIER)
         return bytes(fb.Output())
+
+    def _subgraph(self, fb, codes: list[int], buffer_of: dict[int, int], name: str) -> int:
+        tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
+        operators = [self._operator(fb, op, codes.index(op.code)) for op in self._operators]
+        graph_inputs, graph_outputs = self._default_io()
+
+        tensors_vec = self._offsets(fb, tflite.SubGraphStartTensorsVector, tensors)
+        inputs_vec = self._ints(fb, tflite.SubGraphStartInputsVector, graph_inputs)
+        outputs_vec = self._ints(fb, tflite.SubGraphStartOutputsVector, graph_outputs)
+        operators_vec = self._offsets(fb, tflite.SubGraphStartOperatorsVector, operators)
+        subgraph_name = fb.CreateString(name)
+        tflite.SubGraphStart(fb)
+        tflite.SubGraphAddTensors(fb, tensors_vec)
+        tflite.SubGraphAddInputs(fb, inputs_vec)
+        tflite.SubGraphAddOutputs(fb, outputs_vec)
+        tflite.SubGraphAddOperators(fb, operators_vec)
+        tflite.SubGraphAddName(fb, subgraph_name)
+        return tflite.SubGraphEnd(fb)
 
     @staticmethod
     def _aligned_bytes(fb: flatbuffers.Builder, data: bytes) -> int:
@@ -469,7 +503,7 @@ class TFLiteBuilder:
             quant = tflite.QuantizationParametersEnd(fb)
         tflite.TensorStart(fb)
         tflite.TensorAddShape(fb, shape)
-        tflite.TensorAddType(fb, _TENSOR_TYPES[t.dtype])
+        tflite.TensorAddType(fb, _TENSOR_TYPES[t.dtype] if t.tf_type is None else t.tf_type)
         tflite.TensorAddBuffer(fb, buffer)
         tflite.TensorAddName(fb, name)
         if quant is not None:
@@ -496,6 +530,7 @@ class TFLiteBuilder:
         table = op.table
         vectors = {field: fb.CreateNumpyVector(np.asarray(value, dtype=np.int32))
                    for field, value in op.fields if isinstance(value, list)}
+        vectors.update({field: fb.CreateString(value) for field, value in op.fields if isinstance(value, str)})
         getattr(tflite, f"{table}Start")(fb)
         for field, value in op.fields:
             getattr(tflite, f"{table}Add{field}")(fb, vectors.get(field, value))

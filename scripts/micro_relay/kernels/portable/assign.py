@@ -1,5 +1,5 @@
 """assign on no runtime kernel: an inline byte copy of the value into the state's storage (both planned
-apart: the state is never in the arena)."""
+apart: the state is never in the arena), or nothing when the value's producer wrote it there in place."""
 
 from __future__ import annotations
 
@@ -20,4 +20,6 @@ class PortableAssign(Kernel):
 
     def emit(self, ctx, node, p, plan):
         state, value = node.inputs
+        if ctx.graph.tensors[value].stored_in == state:  # its producer wrote the state in place (plan/state.py)
+            return ""
         return byte_copy(ctx.tensor(value), ctx.tensor(state), ctx.graph.type_of(state).nbytes)

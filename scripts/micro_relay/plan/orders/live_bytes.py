@@ -40,7 +40,8 @@ class LiveBytes:
         self.graph = graph
         self.n = len(graph.nodes)
         producer = graph.producers()
-        const = {name for name, t in graph.tensors.items() if t.is_constant or t.is_state}  # not in the arena
+        const = {name for name, t in graph.tensors.items()  # not in the arena
+                 if t.is_constant or t.is_state or t.stored_in}
         state_order = graph.state_order()
         root: dict[str, str] = {}
         for node in graph.nodes:  # the node list is topological: a unit's first tensor is seen first
@@ -48,9 +49,10 @@ class LiveBytes:
                 if name and name not in const:
                     root.setdefault(name, name)
             for name in node.outputs:
-                root.setdefault(name, name)
+                if name not in const:
+                    root.setdefault(name, name)
             src = node.inputs[0] if node.inputs else ""
-            if get_op(node.op).alias and src and src not in const and node.outputs:
+            if get_op(node.op).alias and src and src not in const and node.outputs and node.outputs[0] not in const:
                 root[node.outputs[0]] = root[src]
         for name in graph.inputs + graph.outputs:
             if name not in const:
@@ -88,17 +90,19 @@ class LiveBytes:
                 self.deps[v] |= 1 << d
             self.dep_list.append(tuple(sorted(before)))
             self.reads.append(tuple(read))
-            made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs) if creator[u] == v}))
+            made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs if o not in const)
+                                 if creator[u] == v}))
             self.creates.append(made)
             self.new_bytes[v] = sum(self.size[u] for u in made) + align_up(scratch.get(v, 0), SCRATCH_ALIGN)
             src = node.inputs[0] if node.inputs else ""
-            if get_op(node.op).inplace and src and src not in const and node.outputs:
+            if get_op(node.op).inplace and src and src not in const and node.outputs and node.outputs[0] not in const:
                 u0, uo = self.unit_of[src], self.unit_of[node.outputs[0]]
                 others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
                 same = raw[u0] == raw[uo] and graph.type_of(src).size == graph.type_of(node.outputs[0]).size
                 if u0 != uo and uo in made and same and u0 not in others:
                     self.inplace[v] = (u0, uo)
-            if v in overlap and self.inplace[v] is None and src and src not in const and node.outputs:
+            if v in overlap and self.inplace[v] is None and src and src not in const and node.outputs \
+                    and node.outputs[0] not in const:
                 u0, uo = self.unit_of[src], self.unit_of[node.outputs[0]]
                 others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
                 if u0 != uo and uo in made and u0 not in others:
