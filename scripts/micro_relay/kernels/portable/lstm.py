@@ -25,8 +25,11 @@ class PortableLstm(Kernel):
     sources = SOURCES
 
     def plan(self, target, graph, node, p, options):
-        """Scratch: four gate buffers of `units` cell values (int16, or float)."""
-        return KernelPlan(scratch_bytes=4 * p["units"] * (4 if p["kind"] == "f32" else 2), sources=SOURCES)
+        """Scratch: four gate buffers of `units` cell values (int16, or float). The new h and c may be the
+        old ones' bytes (the kernel copies the old into the new, then updates the new: over itself, a no-op),
+        so the states are updated in place and their assigns copy nothing (plan/state.py)."""
+        return KernelPlan(scratch_bytes=4 * p["units"] * (4 if p["kind"] == "f32" else 2), sources=SOURCES,
+                          inplace_outputs=((1, L.H_STATE), (2, L.C_STATE)))
 
     def report(self, graph, node, p, plan):
         return f"{p['batch']} row(s) x {p['time']} steps, 4 gates of {p['units']} units"
