@@ -68,9 +68,11 @@ def _argument(ctx: LowerContext, arg):
     ctx.fail(f"unsupported argument kind {kind}")
 
 
-def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
+def lower_function(func, source: str, io_layout: str = "nhwc", model_order_outputs: int = 0) -> Graph:
     """Lower a Relax `main` function. io_layout 'nhwc' stores 4-D inputs and outputs NHWC (no runtime
-    transpose); 'nchw' keeps the model's layout at the boundary with one transpose per 4-D input/output."""
+    transpose); 'nchw' keeps the model's layout at the boundary with one transpose per 4-D input/output.
+    The last `model_order_outputs` outputs keep the model's layout whatever io_layout says (the inputs of the
+    recurrent nodes spliced in afterwards: onnx_recurrent.py)."""
     ctx = LowerContext(source)
     inputs = []
     for param in func.params:
@@ -94,13 +96,15 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
             ctx.values[binding.var] = _lower_binding(ctx, source, binding)
     ctx.where = f"{source}: outputs"
     results = body.body.fields if type(body.body).__name__ == "Tuple" else [body.body]
+    # a graph whose outputs are all inputs (the model left once its recurrent nodes are cut) binds their tuple
+    values = [v for var in results for v in (ctx.values.get(var) if isinstance(ctx.values.get(var), tuple)
+                                              else (ctx.values.get(var),))]
     outputs = []
-    for index, var in enumerate(results):
-        value = ctx.values.get(var)
+    for index, value in enumerate(values):
         if not isinstance(value, Value):
             ctx.fail(f"output {index} is a constant; a model's outputs must be computed")
         name = value.name
-        if value.nhwc and io_layout == "nchw":
+        if value.nhwc and (io_layout == "nchw" or index >= len(values) - model_order_outputs):
             name = ctx.transpose(name, channels_first(ctx.type_of(name).rank), f"output{index}")
         # an output that is also an input or another output gets a name of its own (a reshape: same bytes)
         if name in inputs or name in outputs:
@@ -121,6 +125,8 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
         return ctx.values[value]
     if kind in ("GenericConst", "Constant"):
         return _argument(ctx, value)
+    if kind == "Tuple" and all(f in ctx.values for f in value.fields):
+        return tuple(ctx.values[f] for f in value.fields)
     op = getattr(getattr(value, "op", None), "name", None)
     ctx.where = f"{source}: {var.name} = {op or kind}"
     if op is None:

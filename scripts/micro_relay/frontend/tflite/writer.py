@@ -252,6 +252,14 @@ _OPERATORS: dict[str, _OpSpec] = {
     "READ_VARIABLE": _OpSpec(None, {}),
     "ASSIGN_VARIABLE": _OpSpec(None, {}),
     "CALL_ONCE": _OpSpec("CallOnceOptions", {"init_subgraph_index": _scalar("InitSubgraphIndex", int, _REQUIRED)}),
+    # recurrent: the cell gate's activation is TANH (TFLite Micro runs no other), the states are variables
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _OpSpec("UnidirectionalSequenceLSTMOptions", {
+        "activation": _Option(lambda v: [("FusedActivationFunction",
+                                          _enum_value("activation", ActivationFunctionType, v))], "TANH"),
+        "cell_clip": _scalar("CellClip", float), "proj_clip": _scalar("ProjClip", float),
+        "time_major": _scalar("TimeMajor", bool),
+        "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool),
+        "diagonal_recurrent_tensors": _scalar("DiagonalRecurrentTensors", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))
@@ -318,6 +326,7 @@ class TFLiteBuilder:
         `data` makes it a constant (cast to `dtype`, stored little-endian in row-major order). `scale`
         is a number (per-tensor) or a sequence (per-channel along `axis`, which is then required);
         `zero_point` is a number, repeated for every channel, or one per scale, and defaults to 0.
+        `variable` marks a tensor an operator keeps between invokes (an LSTM's states: is_variable).
         """
         if name in self._index:
             raise ValueError(f"tensor {name!r} is defined twice")
@@ -416,7 +425,7 @@ class TFLiteBuilder:
     def _default_io(self) -> tuple[list[int], list[int]]:
         produced = {i for op in self._operators for i in op.outputs}
         consumed = {i for op in self._operators for i in op.inputs}
-        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and i not in produced]
+        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and not t.variable and i not in produced]
         outputs = [i for i in range(len(self._tensors)) if i in produced and i not in consumed]
         if self._inputs is not None:
             inputs = [self._index[n] for n in self._inputs]
