@@ -37,6 +37,7 @@ from typing import Any, Callable, Sequence
 import flatbuffers
 import numpy as np
 import tflite
+from flatbuffers import flexbuffers
 from tflite.ActivationFunctionType import ActivationFunctionType
 from tflite.BuiltinOperator import BuiltinOperator
 from tflite.BuiltinOptions import BuiltinOptions
@@ -302,6 +303,13 @@ class _Operator:
     outputs: tuple[int, ...]
     table: str | None
     fields: tuple[tuple[str, Any], ...]
+    custom: str | None = None  # CUSTOM operators: the custom code and the flexbuffer options
+    custom_options: bytes = b""
+
+    @property
+    def opcode(self) -> tuple[int, str | None]:
+        """What its operator-code entry is: the builtin, and for CUSTOM operators the custom code."""
+        return self.code, self.custom
 
 
 class TFLiteBuilder:
@@ -398,6 +406,16 @@ class TFLiteBuilder:
             spec.table, tuple(fields)))
         return self
 
+    def custom_op(self, custom_code: str, inputs: Sequence[str | None], outputs: Sequence[str],
+                  **options) -> "TFLiteBuilder":
+        """Append a CUSTOM operator: `options` become its custom_options, a flexbuffer map (TFLite Micro's
+        signal ops read it as the vector of its values in key order)."""
+        blob = flexbuffers.Dumps({k: options[k] for k in sorted(options)}) if options else b""
+        self._operators.append(_Operator(
+            BuiltinOperator.CUSTOM, tuple(self._lookup(t) if t else -1 for t in inputs),
+            tuple(self._lookup(t) for t in outputs), None, (), str(custom_code), bytes(blob)))
+        return self
+
     def subgraph(self, builder: "TFLiteBuilder") -> int:
         """Add `builder`'s tensors and operators as the next subgraph; returns its index (1, 2, ...)."""
         self._subgraphs.append(builder)
@@ -439,7 +457,7 @@ class TFLiteBuilder:
         """Serialize the model; the same builder calls give the same bytes."""
         fb = flatbuffers.Builder(1024)
         graphs = [self, *self._subgraphs]
-        codes = list(dict.fromkeys(op.code for g in graphs for op in g._operators))  # first-use order
+        codes = list(dict.fromkeys(op.opcode for g in graphs for op in g._operators))  # first-use order
 
         # Buffers: 0 is the empty sentinel, then one per constant tensor in tensor order (subgraph by subgraph).
         buffer_data: list[bytes | None] = [None]
@@ -455,8 +473,11 @@ class TFLiteBuilder:
                      for k, (g, where) in enumerate(zip(graphs, buffer_of))]
 
         opcodes = []
-        for code in codes:
+        for code, custom in codes:
+            custom_code = fb.CreateString(custom) if custom is not None else None
             tflite.OperatorCodeStart(fb)
+            if custom_code is not None:
+                tflite.OperatorCodeAddCustomCode(fb, custom_code)
             tflite.OperatorCodeAddDeprecatedBuiltinCode(fb, min(code, _GREATER_OP_CODES))
             tflite.OperatorCodeAddBuiltinCode(fb, code)
             tflite.OperatorCodeAddVersion(fb, 1)
@@ -477,7 +498,7 @@ class TFLiteBuilder:
 
     def _subgraph(self, fb, codes: list[int], buffer_of: dict[int, int], name: str) -> int:
         tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
-        operators = [self._operator(fb, op, codes.index(op.code)) for op in self._operators]
+        operators = [self._operator(fb, op, codes.index(op.opcode)) for op in self._operators]
         graph_inputs, graph_outputs = self._default_io()
 
         tensors_vec = self._offsets(fb, tflite.SubGraphStartTensorsVector, tensors)
@@ -537,6 +558,7 @@ class TFLiteBuilder:
         inputs = fb.CreateNumpyVector(np.asarray(op.inputs, dtype=np.int32))
         outputs = fb.CreateNumpyVector(np.asarray(op.outputs, dtype=np.int32))
         options = self._options(fb, op) if op.table else None
+        custom = fb.CreateNumpyVector(np.frombuffer(op.custom_options, np.uint8)) if op.custom_options else None
         tflite.OperatorStart(fb)
         tflite.OperatorAddOpcodeIndex(fb, opcode_index)
         tflite.OperatorAddInputs(fb, inputs)
@@ -544,6 +566,8 @@ class TFLiteBuilder:
         if options is not None:
             tflite.OperatorAddBuiltinOptionsType(fb, getattr(BuiltinOptions, op.table))
             tflite.OperatorAddBuiltinOptions(fb, options)
+        if custom is not None:
+            tflite.OperatorAddCustomOptions(fb, custom)
         return tflite.OperatorEnd(fb)
 
     @staticmethod

@@ -1,0 +1,24 @@
+"""TFLite Micro's signal-library custom operators (signal/micro/kernels/), by custom code.
+
+Each reads its flexbuffer options (custom.py) and checks the input and output counts TFLite Micro's Prepare
+checks; types, shapes and option ranges are the op's prepare's to refuse (ops/signal_*.py).
+"""
+
+from __future__ import annotations
+
+from .context import make_node
+from .custom import converts_custom, option_int
+
+INT32 = (-(2 ** 31), 2 ** 31 - 1)
+
+
+def _counts(ctx, inputs, outputs, n_in: int, n_out: int):
+    ctx.need_inputs(inputs, n_in)
+    if len(outputs) != n_out:
+        ctx.fail(f"expected {n_out} output{'s' if n_out > 1 else ''}, got {len(outputs)}")
+
+
+@converts_custom("SignalWindow")
+def window(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 2, 1)
+    return [make_node(ctx, "signal.window", inputs, outputs, shift=option_int(ctx, options, "shift", *INT32))]

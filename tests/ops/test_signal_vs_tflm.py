@@ -1,0 +1,60 @@
+"""TFLite Micro's signal-library ops (the micro_speech audio front end as CUSTOM operators) against TFLite
+Micro: compiled C and the reference interpreter on single-op models our writer makes, with the kernels'
+flexbuffer options drawn by hypothesis and named cases for the shapes the front end has (400-sample frames,
+a 512-point spectrum, 40 channels). Malformed options and types end in a one-line CompileError.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from micro_relay.errors import CompileError
+from micro_relay.frontend.tflite import read_tflite
+from micro_relay.lower import lower
+from micro_relay.passes import run_pipeline
+from support.tflite_models import SEEDS, check
+from support.tflite_signal_models import extremes_int16, window_model
+
+
+def _samples(model: bytes, seeds=(0, 1, 2)):
+    graph = read_tflite(model, "test model")
+    return [[extremes_int16(graph.type_of(graph.inputs[0]).shape, s)] for s in seeds]
+
+
+def _refused(model: bytes, words: str):
+    with pytest.raises(CompileError) as info:
+        lower(run_pipeline(read_tflite(model, "m")))
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+# -- SignalWindow ----------------------------------------------------------------------------------------
+
+WINDOW_CASES = {
+    "micro_speech 30 ms frame, Q12 Hann": dict(shape=(400,), window_size=400, shift=12),
+    "batch of frames": dict(shape=(3, 2, 64), window_size=64, shift=14),
+    "noise window, no shift": dict(shape=(1, 32), window_size=32, shift=0, seed=7),
+    "noise window, shift 31": dict(shape=(16,), window_size=8, shift=31, seed=3),
+}
+
+
+@pytest.mark.parametrize("case", WINDOW_CASES)
+def test_window_cases(case):
+    model = window_model(**WINDOW_CASES[case])
+    check(model, samples=_samples(model))
+
+
+@given(frames=st.integers(1, 4), window_size=st.integers(1, 160), shift=st.integers(0, 31), seed=SEEDS)
+def test_window_matches_tflm(frames, window_size, shift, seed):
+    model = window_model((frames * window_size,), window_size, shift, seed)
+    check(model, samples=_samples(model, (seed % 1000,)))
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(shape=(10,), window_size=4), "whole number of 4-sample windows"),
+    (dict(shape=(8,), window_size=8, shift=32), "shift 32 is outside [0, 31]"),
+    (dict(shape=(8,), window_size=8, shift=-1, seed=1), "shift -1 is outside [0, 31]"),
+])
+def test_window_refusals(kwargs, words):
+    _refused(window_model(**kwargs), words)
