@@ -15,7 +15,8 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.tflite_models import SEEDS, check
-from support.tflite_signal_models import extremes_int16, window_model
+from support.tflite_signal_models import (energy_model, extremes_int16, fft_auto_scale_model, filter_bank_log_model,
+                                         scaled_frames, wide_uint32, window_model)
 
 
 def _samples(model: bytes, seeds=(0, 1, 2)):
@@ -58,3 +59,65 @@ def test_window_matches_tflm(frames, window_size, shift, seed):
 ])
 def test_window_refusals(kwargs, words):
     _refused(window_model(**kwargs), words)
+
+
+# -- SignalFftAutoScale ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size", [512, 256, 1, 7])
+def test_fft_auto_scale_frames(size):
+    check(fft_auto_scale_model(size), samples=[[f] for f in scaled_frames(size, size)])
+
+
+@given(size=st.integers(1, 600), seed=SEEDS)
+def test_fft_auto_scale_matches_tflm(size, seed):
+    check(fft_auto_scale_model(size), samples=[[f] for f in scaled_frames(size, seed)[:4]])
+
+
+# -- SignalEnergy ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bins", [257, 129, 1])
+def test_energy_spectrum(bins):
+    model = energy_model(bins)
+    check(model, samples=_samples(model))
+
+
+@given(bins=st.integers(1, 300), seed=SEEDS)
+def test_energy_matches_tflm(bins, seed):
+    model = energy_model(bins)
+    check(model, samples=_samples(model, (seed % 1000,)))
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(bins=8, start_index=3, end_index=9), "bins [3, 9) are outside"),
+    (dict(bins=8, start_index=5, end_index=4), "bins [5, 4) are outside"),
+    (dict(bins=8, start_index=-1, end_index=4), "bins [-1, 4) are outside"),
+])
+def test_energy_refusals(kwargs, words):
+    _refused(energy_model(**kwargs), words)
+
+
+# -- SignalFilterBankLog ---------------------------------------------------------------------------------
+
+FILTER_BANK_LOG_CASES = {
+    "micro_speech 40 channels": dict(channels=40, output_scale=1600, input_correction_bits=3),
+    "no correction, unit scale": dict(channels=16, output_scale=1, input_correction_bits=0),
+    "scale that wraps uint32": dict(channels=32, output_scale=40000, input_correction_bits=0),
+    "negative scale": dict(channels=8, output_scale=-5, input_correction_bits=1),
+    "shift 31": dict(channels=8, output_scale=1600, input_correction_bits=31),
+}
+
+
+@pytest.mark.parametrize("case", FILTER_BANK_LOG_CASES)
+def test_filter_bank_log_cases(case):
+    kwargs = FILTER_BANK_LOG_CASES[case]
+    check(filter_bank_log_model(**kwargs), samples=[[wide_uint32((kwargs["channels"],), s)] for s in range(3)])
+
+
+@given(channels=st.integers(1, 64), scale=st.integers(-2 ** 31, 2 ** 31 - 1), bits=st.integers(0, 31), seed=SEEDS)
+def test_filter_bank_log_matches_tflm(channels, scale, bits, seed):
+    check(filter_bank_log_model(channels, scale, bits), samples=[[wide_uint32((channels,), seed)]])
+
+
+@pytest.mark.parametrize("bits", [32, -1])
+def test_filter_bank_log_refuses_shifts(bits):
+    _refused(filter_bank_log_model(8, 1600, bits), f"input_correction_bits {bits} is outside [0, 31]")

@@ -39,3 +39,56 @@ def extremes_int16(shape, seed: int) -> np.ndarray:
     corners = np.array([-32768, 32767, 0, 1, -1])
     x[: min(len(corners), x.size)] = corners[: x.size]
     return rng.permutation(x).astype(np.int16).reshape(shape)
+
+
+def fft_auto_scale_model(size=512) -> bytes:
+    """SignalFftAutoScale: int16 [size] -> int16 [size] and the int32 scalar shift."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (size,), "int16")
+    y = b.tensor("output", (size,), "int16")
+    s = b.tensor("scale_bits", (), "int32")
+    b.custom_op("SignalFftAutoScale", [x], [y, s])
+    return b.inputs(x).outputs(y, s).build()
+
+
+def energy_model(bins=257, start_index=0, end_index=None) -> bytes:
+    """SignalEnergy: interleaved int16 [2 * bins] -> uint32 [bins]."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (2 * bins,), "int16")
+    y = b.tensor("output", (bins,), "uint32")
+    b.custom_op("SignalEnergy", [x], [y], start_index=start_index,
+                end_index=bins if end_index is None else end_index)
+    return b.inputs(x).outputs(y).build()
+
+
+def filter_bank_log_model(channels=40, output_scale=1600, input_correction_bits=3) -> bytes:
+    """SignalFilterBankLog: uint32 [channels] -> int16 [channels]."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (channels,), "uint32")
+    y = b.tensor("output", (channels,), "int16")
+    b.custom_op("SignalFilterBankLog", [x], [y], output_scale=output_scale,
+                input_correction_bits=input_correction_bits)
+    return b.inputs(x).outputs(y).build()
+
+
+def scaled_frames(size: int, seed: int) -> list[np.ndarray]:
+    """int16 frames of every loudness: silence, one bit, each magnitude 2^k, and -32768 early and late."""
+    rng = np.random.default_rng(seed)
+    frames = [np.zeros(size, np.int16)]
+    for bits in sorted(rng.choice(16, 4, replace=False)):
+        frames.append(rng.integers(-(1 << bits), (1 << bits) + 1, size).astype(np.int16))
+    for where in (0, size - 1, size // 2):
+        frame = rng.integers(-300, 301, size).astype(np.int16)
+        frame[where] = -32768
+        frames.append(frame)
+    return frames
+
+
+def wide_uint32(shape, seed: int) -> np.ndarray:
+    """uint32 values spread over every magnitude 2^0..2^32, with 0, 1, 2 and the maximum."""
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 33, int(np.prod(shape)))
+    x = (rng.random(bits.size) * np.exp2(bits)).astype(np.uint64).clip(0, 2 ** 32 - 1)
+    corners = np.array([0, 1, 2, 3, 2 ** 32 - 1, 2 ** 31, 65535, 65536], dtype=np.uint64)
+    x[: min(len(corners), x.size)] = corners[: x.size]
+    return x.astype(np.uint32).reshape(shape)

@@ -22,3 +22,24 @@ def _counts(ctx, inputs, outputs, n_in: int, n_out: int):
 def window(ctx, op, inputs, outputs, options):
     _counts(ctx, inputs, outputs, 2, 1)
     return [make_node(ctx, "signal.window", inputs, outputs, shift=option_int(ctx, options, "shift", *INT32))]
+
+
+@converts_custom("SignalFftAutoScale")
+def fft_auto_scale(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 1, 2)
+    return [make_node(ctx, "signal.fft_auto_scale", inputs, outputs)]
+
+
+@converts_custom("SignalEnergy")
+def energy(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 1, 1)
+    return [make_node(ctx, "signal.energy", inputs, outputs, start_index=option_int(ctx, options, "start_index", *INT32),
+                      end_index=option_int(ctx, options, "end_index", *INT32))]
+
+
+@converts_custom("SignalFilterBankLog")
+def filter_bank_log(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 1, 1)
+    return [make_node(ctx, "signal.filter_bank_log", inputs, outputs,
+                      output_scale=option_int(ctx, options, "output_scale", *INT32),
+                      input_correction_bits=option_int(ctx, options, "input_correction_bits", *INT32))]
