@@ -6,6 +6,7 @@ a 512-point spectrum, 40 channels). Malformed options and types end in a one-lin
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,7 +17,8 @@ from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.tflite_models import SEEDS, check
 from support.tflite_signal_models import (energy_model, extremes_int16, fft_auto_scale_model, filter_bank_log_model,
-                                         scaled_frames, wide_uint32, window_model)
+                                         filter_bank_model, mel_config, random_config, scaled_frames, square_root_model,
+                                         wide_uint32, wide_uint64, window_model)
 
 
 def _samples(model: bytes, seeds=(0, 1, 2)):
@@ -121,3 +123,47 @@ def test_filter_bank_log_matches_tflm(channels, scale, bits, seed):
 @pytest.mark.parametrize("bits", [32, -1])
 def test_filter_bank_log_refuses_shifts(bits):
     _refused(filter_bank_log_model(8, 1600, bits), f"input_correction_bits {bits} is outside [0, 31]")
+
+
+# -- SignalFilterBank ------------------------------------------------------------------------------------
+
+FILTER_BANK_CASES = {
+    "micro_speech 40 mel channels over 257 bins": dict(channels=40, bins=257),
+    "32 channels over 129 bins": dict(channels=32, bins=129),
+    "one channel": dict(channels=1, bins=16),
+}
+
+
+@pytest.mark.parametrize("case", FILTER_BANK_CASES)
+def test_filter_bank_mel(case):
+    kwargs = FILTER_BANK_CASES[case]
+    model = filter_bank_model(mel_config(**kwargs), kwargs["bins"])
+    check(model, samples=[[wide_uint32((kwargs["bins"],), s)] for s in range(3)])
+
+
+@given(channels=st.integers(1, 48), bins=st.integers(1, 300), seed=SEEDS)
+def test_filter_bank_matches_tflm(channels, bins, seed):
+    model = filter_bank_model(random_config(channels, bins, seed), bins)
+    check(model, samples=[[wide_uint32((bins,), seed)]])
+
+
+def test_filter_bank_refuses_reads_past_the_spectrum():
+    config = mel_config(8, 64)
+    config["freq_starts"] = config["freq_starts"] + 60
+    _refused(filter_bank_model(config, 64), "reads past the 64 spectrum bins")
+
+
+def test_filter_bank_refuses_too_few_channels():
+    _refused(filter_bank_model(mel_config(8, 64), 64, channels=9), "num_channels 9 needs 10 channel starts")
+
+
+# -- SignalFilterBankSquareRoot --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale_bits", [0, 1, 7, 15, 31])
+def test_square_root_channels(scale_bits):
+    check(square_root_model(40), samples=[[wide_uint64((40,), s), np.array(scale_bits, np.int32)] for s in range(3)])
+
+
+@given(channels=st.integers(1, 64), scale_bits=st.integers(0, 31), seed=SEEDS)
+def test_square_root_matches_tflm(channels, scale_bits, seed):
+    check(square_root_model(channels), samples=[[wide_uint64((channels,), seed), np.array(scale_bits, np.int32)]])

@@ -92,3 +92,67 @@ def wide_uint32(shape, seed: int) -> np.ndarray:
     corners = np.array([0, 1, 2, 3, 2 ** 32 - 1, 2 ** 31, 65535, 65536], dtype=np.uint64)
     x[: min(len(corners), x.size)] = corners[: x.size]
     return x.astype(np.uint32).reshape(shape)
+
+
+def mel_config(channels=40, bins=257, sample_rate=16000, lower_hz=125.0, upper_hz=7500.0, bits=12) -> dict:
+    """A mel filter bank laid out as TFLite Micro's SignalFilterBank reads it: channel c (0..channels) spans
+    the bins from edge c to edge c + 1, its weights rise across them in Q`bits`, its unweights are the rest."""
+    mel = lambda hz: 1127.0 * np.log1p(hz / 700.0)  # noqa: E731
+    edges_mel = np.linspace(mel(lower_hz), mel(upper_hz), channels + 2)
+    hz = 700.0 * np.expm1(edges_mel / 1127.0)
+    edges = np.maximum.accumulate(np.round(hz / (sample_rate / 2) * (bins - 1)).astype(np.int64))
+    edges = edges + np.arange(edges.size)  # at least one bin per channel
+    edges = np.minimum(edges, bins)
+    widths = np.diff(edges)
+    weights, unweights = [], []
+    for c in range(channels + 1):
+        ramp = (np.arange(widths[c]) + 1) / (widths[c] + 1)
+        w = np.round(ramp * (1 << bits)).astype(np.int64)
+        weights.extend(w)
+        unweights.extend((1 << bits) - w)
+    return dict(weights=np.array(weights), unweights=np.array(unweights), freq_starts=edges[:-1],
+                weight_starts=np.concatenate([[0], np.cumsum(widths)[:-1]]), widths=widths)
+
+
+def random_config(channels: int, bins: int, seed: int) -> dict:
+    """Channels at random bins with random widths, and int16 weights of either sign (negative ones wrap
+    in TFLite Micro's uint64 sums)."""
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(0, min(bins, 12) + 1, channels + 1)
+    starts = np.array([rng.integers(0, bins - w + 1) for w in widths])
+    total = max(int(widths.sum()), 1)
+    return dict(weights=rng.integers(-32768, 32768, total), unweights=rng.integers(-32768, 32768, total),
+                freq_starts=starts, weight_starts=np.concatenate([[0], np.cumsum(widths)[:-1]]), widths=widths)
+
+
+def filter_bank_model(config: dict, bins=257, channels=None) -> bytes:
+    """SignalFilterBank: uint32 [bins] -> uint64 [channels], the five config tensors constant int16."""
+    channels = len(config["widths"]) - 1 if channels is None else channels
+    b = TFLiteBuilder()
+    x = b.tensor("input", (bins,), "uint32")
+    names = [b.tensor(k, (len(config[k]),), "int16", data=config[k])
+             for k in ("weights", "unweights", "freq_starts", "weight_starts", "widths")]
+    y = b.tensor("output", (channels,), "uint64")
+    b.custom_op("SignalFilterBank", [x, *names], [y], num_channels=channels)
+    return b.inputs(x).outputs(y).build()
+
+
+def square_root_model(channels=40) -> bytes:
+    """SignalFilterBankSquareRoot: uint64 [channels] and the int32 scalar scale_bits -> uint32 [channels]."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (channels,), "uint64")
+    s = b.tensor("scale_bits", (), "int32")
+    y = b.tensor("output", (channels,), "uint32")
+    b.custom_op("SignalFilterBankSquareRoot", [x, s], [y])
+    return b.inputs(x, s).outputs(y).build()
+
+
+def wide_uint64(shape, seed: int) -> np.ndarray:
+    """uint64 values of every magnitude, with the corners of the 32- and 64-bit root paths."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    bits = rng.integers(0, 65, n)
+    x = np.array([int(rng.integers(0, 2 ** 62)) * 4 % (1 << int(b)) if b else 0 for b in bits], dtype=np.uint64)
+    corners = [0, 1, 2, 3, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1, (2 ** 32 - 1) ** 2, 65535 ** 2 + 65535, 2 ** 63]
+    x[: min(len(corners), n)] = np.array(corners[:n], dtype=np.uint64)
+    return x.reshape(shape)

@@ -74,5 +74,6 @@
 #define MR_INT64 6
 #define MR_BOOL 7
 #define MR_UINT32 8
+#define MR_UINT64 9
 
 #endif /* MICRO_RELAY_CRT_H */

@@ -43,6 +43,7 @@ _DTYPE_MACRO = {
     DType.INT64: "MR_INT64",
     DType.BOOL: "MR_BOOL",
     DType.UINT32: "MR_UINT32",
+    DType.UINT64: "MR_UINT64",
 }
 
 

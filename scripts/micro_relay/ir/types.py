@@ -22,6 +22,7 @@ class DType(enum.Enum):
     INT16 = "int16"
     INT32 = "int32"
     UINT32 = "uint32"
+    UINT64 = "uint64"  # the signal library's filter-bank accumulators
     INT64 = "int64"
     FLOAT32 = "float32"
     BOOL = "bool"
@@ -42,6 +43,7 @@ class DType(enum.Enum):
             DType.INT16: "int16_t",
             DType.INT32: "int32_t",
             DType.UINT32: "uint32_t",
+            DType.UINT64: "uint64_t",
             DType.INT64: "int64_t",
             DType.FLOAT32: "float",
             DType.BOOL: "uint8_t",

@@ -36,6 +36,7 @@ _DTYPES = {
     TfType.INT16: DType.INT16,
     TfType.INT32: DType.INT32,
     TfType.UINT32: DType.UINT32,  # audio front-end models
+    TfType.UINT64: DType.UINT64,
     TfType.INT64: DType.INT64,
     TfType.BOOL: DType.BOOL,
 }

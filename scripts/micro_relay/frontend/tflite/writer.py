@@ -62,6 +62,7 @@ _TENSOR_TYPES = {
     np.dtype(np.uint16): TensorType.UINT16,
     np.dtype(np.int32): TensorType.INT32,
     np.dtype(np.uint32): TensorType.UINT32,
+    np.dtype(np.uint64): TensorType.UINT64,
     np.dtype(np.int64): TensorType.INT64,
     np.dtype(np.bool_): TensorType.BOOL,
 }

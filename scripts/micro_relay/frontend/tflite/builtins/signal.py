@@ -43,3 +43,16 @@ def filter_bank_log(ctx, op, inputs, outputs, options):
     return [make_node(ctx, "signal.filter_bank_log", inputs, outputs,
                       output_scale=option_int(ctx, options, "output_scale", *INT32),
                       input_correction_bits=option_int(ctx, options, "input_correction_bits", *INT32))]
+
+
+@converts_custom("SignalFilterBank")
+def filter_bank(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 6, 1)
+    return [make_node(ctx, "signal.filter_bank", inputs, outputs,
+                      num_channels=option_int(ctx, options, "num_channels", 1, 2 ** 15 - 1))]
+
+
+@converts_custom("SignalFilterBankSquareRoot")
+def filter_bank_square_root(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 2, 1)
+    return [make_node(ctx, "signal.filter_bank_square_root", inputs, outputs)]
