@@ -6,11 +6,15 @@ a 512-point spectrum, 40 channels). Malformed options and types end in a one-lin
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import ROOT
 from micro_relay.errors import CompileError
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.lower import lower
@@ -167,3 +171,21 @@ def test_square_root_channels(scale_bits):
 @given(channels=st.integers(1, 64), scale_bits=st.integers(0, 31), seed=SEEDS)
 def test_square_root_matches_tflm(channels, scale_bits, seed):
     check(square_root_model(channels), samples=[[wide_uint64((channels,), seed), np.array(scale_bits, np.int32)]])
+
+
+# -- the runtime sources ---------------------------------------------------------------------------------
+
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wconversion", "-Wsign-conversion", "-Wshadow",
+          "-Wcast-qual", "-Wstrict-prototypes", "-Wmissing-prototypes"]
+
+
+@pytest.mark.parametrize("cc", ["gcc", "clang"])
+def test_signal_runtime_sources_build_warning_free(cc, tmp_path):
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    sources = sorted((ROOT / "crt" / "src").glob("mr_signal_*.c"))
+    assert sources
+    for level in ("-O0", "-O2", "-Os"):
+        cmd = [cc, *STRICT, level, "-I", str(ROOT / "crt" / "include"), "-c", *map(str, sources)]
+        result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+        assert result.returncode == 0, f"{' '.join(cmd)}\n{result.stderr}"
