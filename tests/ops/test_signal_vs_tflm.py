@@ -20,9 +20,10 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.tflite_models import SEEDS, check
-from support.tflite_signal_models import (energy_model, extremes_int16, fft_auto_scale_model, filter_bank_log_model,
-                                         filter_bank_model, mel_config, random_config, scaled_frames, square_root_model,
-                                         wide_uint32, wide_uint64, window_model)
+from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model,
+                                         filter_bank_log_model, filter_bank_model, mel_config, random_config,
+                                         rfft_model, scaled_frames, square_root_model, wide_uint32, wide_uint64,
+                                         window_model)
 
 
 def _samples(model: bytes, seeds=(0, 1, 2)):
@@ -189,3 +190,42 @@ def test_signal_runtime_sources_build_warning_free(cc, tmp_path):
         cmd = [cc, *STRICT, level, "-I", str(ROOT / "crt" / "include"), "-c", *map(str, sources)]
         result = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
         assert result.returncode == 0, f"{' '.join(cmd)}\n{result.stderr}"
+
+
+# -- SignalRfft ------------------------------------------------------------------------------------------
+
+RFFT_CASES = {
+    "micro_speech 400 samples into 512 (int16)": dict(fft_length=512, shape=(400,)),
+    "micro_speech 400 samples into 512 (int32)": dict(fft_length=512, shape=(400,), dtype="int32"),
+    "frames of 256 (int16)": dict(fft_length=256, shape=(3, 256)),
+    "smallest, 4": dict(fft_length=4, shape=(2, 2, 3)),
+    "radix-2 tail, 32 (int32)": dict(fft_length=32, shape=(1, 32), dtype="int32"),
+}
+
+
+@pytest.mark.parametrize("case", RFFT_CASES)
+def test_rfft_cases(case):
+    kwargs = RFFT_CASES[case]
+    model = rfft_model(**kwargs)
+    dtype = kwargs.get("dtype", "int16")
+    samples = [[extremes(kwargs["shape"], dtype, s)] for s in range(2)]
+    samples.append([(extremes(kwargs["shape"], dtype, 9) >> 4).astype(dtype)])  # quieter: fewer wraps
+    check(model, samples=samples)
+
+
+@given(log_length=st.integers(2, 10), fill=st.floats(0.0, 1.0), frames=st.integers(1, 3),
+       dtype=st.sampled_from(["int16", "int32"]), seed=SEEDS)
+def test_rfft_matches_tflm(log_length, fill, frames, dtype, seed):
+    n = 1 << log_length
+    shape = (frames, max(1, round(n * fill)))
+    check(rfft_model(n, shape, dtype), samples=[[extremes(shape, dtype, seed)]])
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(fft_length=384, shape=(384,)), "fft_length 384 is not a power of two"),
+    (dict(fft_length=2, shape=(2,)), "fft_length 2 is not a power of two in [4, 32768]"),
+    (dict(fft_length=256, shape=(400,)), "frames of 400 samples are longer than fft_length 256"),
+    (dict(fft_length=256, shape=(256,), t=2), "type T=2 does not match its int16 input"),
+])
+def test_rfft_refusals(kwargs, words):
+    _refused(rfft_model(**kwargs), words)

@@ -156,3 +156,25 @@ def wide_uint64(shape, seed: int) -> np.ndarray:
     corners = [0, 1, 2, 3, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1, (2 ** 32 - 1) ** 2, 65535 ** 2 + 65535, 2 ** 63]
     x[: min(len(corners), n)] = np.array(corners[:n], dtype=np.uint64)
     return x.reshape(shape)
+
+
+TFLITE_TYPES = {"int16": 7, "int32": 2, "float32": 0}  # tflite TensorType, the T option of SignalRfft
+
+
+def rfft_model(fft_length=512, shape=(400,), dtype="int16", t=None) -> bytes:
+    """SignalRfft: `dtype` frames of shape[-1] samples -> [..., fft_length + 2] interleaved bins."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", shape, dtype)
+    y = b.tensor("output", tuple(shape[:-1]) + (fft_length + 2,), dtype)
+    b.custom_op("SignalRfft", [x], [y], T=TFLITE_TYPES[dtype] if t is None else t, fft_length=fft_length)
+    return b.inputs(x).outputs(y).build()
+
+
+def extremes(shape, dtype: str, seed: int) -> np.ndarray:
+    """Uniform noise over the whole type with its extremes mixed in (int16 or int32)."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(seed)
+    x = rng.integers(int(info.min), int(info.max) + 1, int(np.prod(shape)), dtype=np.int64)
+    corners = np.array([info.min, info.max, 0, 1, -1], dtype=np.int64)
+    x[: min(len(corners), x.size)] = corners[: x.size]
+    return rng.permutation(x).astype(dtype).reshape(shape)

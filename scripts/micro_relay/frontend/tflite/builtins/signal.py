@@ -6,6 +6,9 @@ checks; types, shapes and option ranges are the op's prepare's to refuse (ops/si
 
 from __future__ import annotations
 
+from tflite.TensorType import TensorType
+
+from ....ir.types import DType
 from .context import make_node
 from .custom import converts_custom, option_int
 
@@ -33,7 +36,8 @@ def fft_auto_scale(ctx, op, inputs, outputs, options):
 @converts_custom("SignalEnergy")
 def energy(ctx, op, inputs, outputs, options):
     _counts(ctx, inputs, outputs, 1, 1)
-    return [make_node(ctx, "signal.energy", inputs, outputs, start_index=option_int(ctx, options, "start_index", *INT32),
+    return [make_node(ctx, "signal.energy", inputs, outputs,
+                      start_index=option_int(ctx, options, "start_index", *INT32),
                       end_index=option_int(ctx, options, "end_index", *INT32))]
 
 
@@ -56,3 +60,17 @@ def filter_bank(ctx, op, inputs, outputs, options):
 def filter_bank_square_root(ctx, op, inputs, outputs, options):
     _counts(ctx, inputs, outputs, 2, 1)
     return [make_node(ctx, "signal.filter_bank_square_root", inputs, outputs)]
+
+
+_RFFT_TYPES = {TensorType.INT16: DType.INT16, TensorType.INT32: DType.INT32, TensorType.FLOAT32: DType.FLOAT32}
+
+
+@converts_custom("SignalRfft")
+def rfft(ctx, op, inputs, outputs, options):
+    """T (the TensorType TensorFlow resolved) picks TFLite Micro's variant; it must be the input's type."""
+    _counts(ctx, inputs, outputs, 1, 1)
+    kind = option_int(ctx, options, "T", *INT32)
+    dtype = ctx.tensors[inputs[0]].type.dtype if inputs[0] in ctx.tensors else None
+    if _RFFT_TYPES.get(kind) != dtype:
+        ctx.fail(f"SignalRfft's type T={kind} does not match its {dtype.value if dtype else 'absent'} input")
+    return [make_node(ctx, "signal.rfft", inputs, outputs, fft_length=option_int(ctx, options, "fft_length", *INT32))]
