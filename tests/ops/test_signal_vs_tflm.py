@@ -17,13 +17,15 @@ from hypothesis import strategies as st
 from conftest import ROOT
 from micro_relay.errors import CompileError
 from micro_relay.frontend.tflite import read_tflite
+from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.tflite_models import SEEDS, check
 from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model,
-                                         filter_bank_log_model, filter_bank_model, mel_config, random_config,
-                                         rfft_model, scaled_frames, square_root_model, wide_uint32, wide_uint64,
-                                         window_model)
+                                         filter_bank_log_model, filter_bank_model, mel_config, pcan_lut, pcan_model,
+                                         random_config, rfft_model, scaled_frames, spectral_subtraction_model,
+                                         square_root_model, wide_uint32, wide_uint64, window_model)
+from support.tflite_state_models import check_invokes
 
 
 def _samples(model: bytes, seeds=(0, 1, 2)):
@@ -229,3 +231,59 @@ def test_rfft_matches_tflm(log_length, fill, frames, dtype, seed):
 ])
 def test_rfft_refusals(kwargs, words):
     _refused(rfft_model(**kwargs), words)
+
+
+# -- SignalPCAN ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("snr_shift, lut_seed", [(6, None), (0, None), (12, 5), (40, 9), (63, None)])
+def test_pcan_channels(snr_shift, lut_seed):
+    lut = None if lut_seed is None else pcan_lut(lut_seed)
+    model = pcan_model(40, snr_shift, lut)
+    check(model, samples=[[wide_uint32((40,), s), wide_uint32((40,), s + 50)] for s in range(3)])
+
+
+@given(channels=st.integers(1, 64), snr_shift=st.integers(0, 63), lut_seed=st.one_of(st.none(), SEEDS), seed=SEEDS)
+def test_pcan_matches_tflm(channels, snr_shift, lut_seed, seed):
+    lut = None if lut_seed is None else pcan_lut(lut_seed)
+    check(pcan_model(channels, snr_shift, lut), samples=[[wide_uint32((channels,), seed),
+                                                          wide_uint32((channels,), seed + 1)]])
+
+
+def test_pcan_refuses_a_short_table():
+    b = TFLiteBuilder()
+    x, noise = b.tensor("x", (8,), "uint32"), b.tensor("n", (8,), "uint32")
+    table = b.tensor("lut", (100,), "int16", data=np.zeros(100))
+    b.custom_op("SignalPCAN", [x, noise, table], [b.tensor("y", (8,), "uint32")], snr_shift=6)
+    _refused(b.build(), "gain table has 100 entries")
+
+
+# -- SignalFilterBankSpectralSubtraction (stateful) ------------------------------------------------------
+
+def _subtraction_invokes(channels: int, seed: int, invokes: int = 6):
+    """Loud then quiet then loud frames, so the estimate rises, overshoots the signal and clamps."""
+    rng = np.random.default_rng(seed)
+    levels = [1 << int(b) for b in rng.integers(4, 31, invokes)]
+    return [[(rng.random(channels) * level).astype(np.uint32)] for level in levels] + [[wide_uint32((channels,), seed)]]
+
+
+@pytest.mark.parametrize("options", [{}, dict(clamping=True), dict(alternate_smoothing=3000,
+                                                                    alternate_one_minus_smoothing=13384),
+                                     dict(smoothing_bits=0, spectral_subtraction_bits=0, smoothing=3, clamping=True)],
+                         ids=["micro_speech", "clamping", "alternate odd channels", "no fraction bits"])
+def test_spectral_subtraction_invokes(options):
+    check_invokes(spectral_subtraction_model(40, **options), samples=_subtraction_invokes(40, 1))
+
+
+@given(channels=st.integers(1, 48), smoothing_bits=st.integers(0, 31), bits=st.integers(0, 63),
+       coefficients=st.lists(st.integers(-2 ** 31, 2 ** 31 - 1), min_size=5, max_size=5), clamping=st.booleans(),
+       seed=SEEDS)
+def test_spectral_subtraction_matches_tflm(channels, smoothing_bits, bits, coefficients, clamping, seed):
+    names = ("smoothing", "one_minus_smoothing", "alternate_smoothing", "alternate_one_minus_smoothing",
+             "min_signal_remaining")
+    model = spectral_subtraction_model(channels, smoothing_bits=smoothing_bits, spectral_subtraction_bits=bits,
+                                       clamping=clamping, **dict(zip(names, coefficients)))
+    check_invokes(model, samples=_subtraction_invokes(channels, seed, 3))
+
+
+def test_spectral_subtraction_refuses_shifts():
+    _refused(spectral_subtraction_model(8, smoothing_bits=32), "smoothing_bits 32 is outside [0, 31]")

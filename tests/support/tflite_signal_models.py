@@ -178,3 +178,40 @@ def extremes(shape, dtype: str, seed: int) -> np.ndarray:
     corners = np.array([info.min, info.max, 0, 1, -1], dtype=np.int64)
     x[: min(len(corners), x.size)] = corners[: x.size]
     return rng.permutation(x).astype(dtype).reshape(shape)
+
+
+def pcan_lut(seed=None) -> np.ndarray:
+    """A 125-entry gain table: the audio front end's shape (a falling gain of the noise, in Q`gain_bits`), or
+    seeded int16 noise that reaches the polynomial's wraps."""
+    if seed is not None:
+        return np.random.default_rng(seed).integers(-32768, 32768, 125).astype(np.int16)
+    x = np.exp2(np.arange(125) / 4.0)
+    return np.clip(np.round(2 ** 11 / np.sqrt(1 + x / 64)), -32768, 32767).astype(np.int16)
+
+
+def pcan_model(channels=40, snr_shift=6, lut=None) -> bytes:
+    """SignalPCAN: uint32 [channels], uint32 noise estimate [channels], constant int16 gain table -> uint32."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (channels,), "uint32")
+    noise = b.tensor("noise_estimate", (channels,), "uint32")
+    table = b.tensor("gain_lut", (125,), "int16", data=pcan_lut() if lut is None else lut)
+    y = b.tensor("output", (channels,), "uint32")
+    b.custom_op("SignalPCAN", [x, noise, table], [y], snr_shift=snr_shift)
+    return b.inputs(x, noise).outputs(y).build()
+
+
+SPECTRAL_SUBTRACTION_DEFAULTS = dict(smoothing=655, one_minus_smoothing=15729, alternate_smoothing=655,
+                                     alternate_one_minus_smoothing=15729, min_signal_remaining=819,
+                                     smoothing_bits=10, spectral_subtraction_bits=14, clamping=False)
+
+
+def spectral_subtraction_model(channels=40, **options) -> bytes:
+    """SignalFilterBankSpectralSubtraction: uint32 [channels] -> (uint32 output, uint32 noise estimate); the
+    defaults are the micro_speech front end's (smoothing 0.04, min signal 0.05, in Q14)."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (channels,), "uint32")
+    y = b.tensor("output", (channels,), "uint32")
+    noise = b.tensor("noise_estimate", (channels,), "uint32")
+    b.custom_op("SignalFilterBankSpectralSubtraction", [x], [y, noise], num_channels=channels,
+                **{**SPECTRAL_SUBTRACTION_DEFAULTS, **options})
+    return b.inputs(x).outputs(y, noise).build()

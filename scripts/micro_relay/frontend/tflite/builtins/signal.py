@@ -6,13 +6,18 @@ checks; types, shapes and option ranges are the op's prepare's to refuse (ops/si
 
 from __future__ import annotations
 
+import numpy as np
 from tflite.TensorType import TensorType
 
+from ....ir.graph import Tensor, fresh_name
 from ....ir.types import DType
+from ....ir.types import TensorType as TType
 from .context import make_node
 from .custom import converts_custom, option_int
 
 INT32 = (-(2 ** 31), 2 ** 31 - 1)
+_SUBTRACTION_INTS = ("smoothing", "one_minus_smoothing", "alternate_smoothing", "alternate_one_minus_smoothing",
+                     "min_signal_remaining", "smoothing_bits", "spectral_subtraction_bits")
 
 
 def _counts(ctx, inputs, outputs, n_in: int, n_out: int):
@@ -74,3 +79,28 @@ def rfft(ctx, op, inputs, outputs, options):
     if _RFFT_TYPES.get(kind) != dtype:
         ctx.fail(f"SignalRfft's type T={kind} does not match its {dtype.value if dtype else 'absent'} input")
     return [make_node(ctx, "signal.rfft", inputs, outputs, fft_length=option_int(ctx, options, "fft_length", *INT32))]
+
+
+@converts_custom("SignalPCAN")
+def pcan(ctx, op, inputs, outputs, options):
+    _counts(ctx, inputs, outputs, 3, 1)
+    return [make_node(ctx, "signal.pcan", inputs, outputs, snr_shift=option_int(ctx, options, "snr_shift", *INT32))]
+
+
+@converts_custom("SignalFilterBankSpectralSubtraction")
+def spectral_subtraction(ctx, op, inputs, outputs, options):
+    """TFLite Micro keeps the noise estimate in a persistent buffer, zero at allocation: here a state tensor
+    of the input's shape, read by the node and stored by an assign of its second output."""
+    _counts(ctx, inputs, outputs, 1, 2)
+    channels = option_int(ctx, options, "num_channels", 1, 2 ** 31 - 1)
+    x = ctx.tensors[inputs[0]].type
+    if x.shape != (channels,) or x.dtype != DType.UINT32:
+        ctx.fail(f"input must be uint32 [{channels}] (num_channels), got {x.dtype.value} {list(x.shape)}")
+    state = fresh_name(ctx.tensors, f"{outputs[1]}_state")
+    ctx.tensors[state] = Tensor(state, TType((channels,), DType.UINT32), initial=np.zeros(channels, np.uint32))
+    attrs = {k: option_int(ctx, options, k, *INT32) for k in _SUBTRACTION_INTS}
+    clamping = options.get("clamping")
+    if not isinstance(clamping, bool):
+        ctx.fail(f"custom option 'clamping' must be a bool, got {clamping!r}")
+    node = make_node(ctx, "signal.spectral_subtraction", (inputs[0], state), outputs, clamping=clamping, **attrs)
+    return [node, make_node(ctx, "assign", (state, outputs[1]), ())]
