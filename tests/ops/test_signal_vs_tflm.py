@@ -11,6 +11,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from flatbuffers import flexbuffers
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,10 +22,10 @@ from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.tflite_models import SEEDS, check
-from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model,
+from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model, front_end_model,
                                          filter_bank_log_model, filter_bank_model, mel_config, pcan_lut, pcan_model,
                                          random_config, rfft_model, scaled_frames, spectral_subtraction_model,
-                                         square_root_model, wide_uint32, wide_uint64, window_model)
+                                         square_root_model, tone_frames, wide_uint32, wide_uint64, window_model)
 from support.tflite_state_models import check_invokes
 
 
@@ -287,3 +288,48 @@ def test_spectral_subtraction_matches_tflm(channels, smoothing_bits, bits, coeff
 
 def test_spectral_subtraction_refuses_shifts():
     _refused(spectral_subtraction_model(8, smoothing_bits=32), "smoothing_bits 32 is outside [0, 31]")
+
+
+# -- the chain: PCM to features, and to keyword scores ---------------------------------------------------
+
+@pytest.mark.parametrize("hz", [440.0, 1000.0, 3500.0])
+def test_front_end_chain_on_a_tone(hz):
+    """The micro_speech front end as ten signal ops, over consecutive frames of a tone: every invoke's 40 log
+    features match TFLite Micro (the spectral subtraction's state carries across the invokes)."""
+    check_invokes(front_end_model(), samples=tone_frames(6, hz=hz, seed=int(hz)))
+
+
+def test_pcm_to_keyword_scores():
+    """PCM in, int8 keyword scores out, one compiled artifact: the front end, QUANTIZE, FULLY_CONNECTED, SOFTMAX."""
+    check_invokes(front_end_model(classes=4, seed=3), samples=tone_frames(5, hz=1500.0, seed=7))
+
+
+# -- custom operators in the reader ----------------------------------------------------------------------
+
+def _custom_model(code: str, **options) -> bytes:
+    b = TFLiteBuilder()
+    x, y = b.tensor("x", (8,), "int16"), b.tensor("y", (8,), "int16")
+    w = b.tensor("w", (8,), "int16", data=np.ones(8))
+    return b.custom_op(code, [x, w], [y], **options).build()
+
+
+@pytest.mark.parametrize("model, words", [
+    (lambda: _custom_model("SignalNotAnOp", shift=1), "unsupported custom operator 'SignalNotAnOp'"),
+    (lambda: _custom_model("SignalWindow"), "custom option 'shift' must be an integer, got None"),
+    (lambda: _custom_model("SignalWindow", shift="3"), "custom option 'shift' must be an integer"),
+    (lambda: _custom_model("SignalWindow", shift=2 ** 40), "outside [-2147483648, 2147483647]"),
+], ids=["unknown code", "missing option", "string option", "option past int32"])
+def test_custom_operator_refusals(model, words):
+    with pytest.raises(CompileError) as info:
+        read_tflite(model(), "m")
+    assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_corrupt_custom_options_fail_in_one_line():
+    model = bytearray(_custom_model("SignalWindow", shift=3))
+    blob = bytes(flexbuffers.Dumps({"shift": 3}))
+    at = bytes(model).index(blob)
+    model[at + len(blob) - 1] ^= 0xFF  # the root's byte width: the map is unreadable
+    with pytest.raises(CompileError) as info:
+        read_tflite(bytes(model), "m")
+    assert "corrupt custom_options flexbuffer (16 bytes)" in str(info.value) and "\n" not in str(info.value)

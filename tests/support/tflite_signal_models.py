@@ -215,3 +215,66 @@ def spectral_subtraction_model(channels=40, **options) -> bytes:
     b.custom_op("SignalFilterBankSpectralSubtraction", [x], [y, noise], num_channels=channels,
                 **{**SPECTRAL_SUBTRACTION_DEFAULTS, **options})
     return b.inputs(x).outputs(y, noise).build()
+
+
+def front_end_model(frame=480, fft_length=512, channels=40, classes=0, seed=0) -> bytes:
+    """The micro_speech audio front end as one model of signal ops: int16 PCM [frame] -> Hann window ->
+    FFT auto scale -> RFFT -> energy -> mel filter bank -> square root (undoing the auto scale) -> spectral
+    subtraction (stateful) -> PCAN -> log, int16 [channels]. With `classes`, the log features go on (as int16
+    with a scale) through QUANTIZE to int8, a seeded FULLY_CONNECTED and SOFTMAX: keyword scores."""
+    bins = fft_length // 2 + 1
+    config = mel_config(channels, bins)
+    first = int(config["freq_starts"].min())
+    last = int((config["freq_starts"] + config["widths"]).max())
+    b = TFLiteBuilder()
+    pcm = b.tensor("pcm", (frame,), "int16")
+    hann = b.tensor("hann", (frame,), "int16", data=hann_q(frame, 12))
+    windowed = b.tensor("windowed", (frame,), "int16")
+    b.custom_op("SignalWindow", [pcm, hann], [windowed], shift=12)
+    scaled, scale_bits = b.tensor("scaled", (frame,), "int16"), b.tensor("scale_bits", (), "int32")
+    b.custom_op("SignalFftAutoScale", [windowed], [scaled, scale_bits])
+    spectrum = b.tensor("spectrum", (fft_length + 2,), "int16")
+    b.custom_op("SignalRfft", [scaled], [spectrum], T=TFLITE_TYPES["int16"], fft_length=fft_length)
+    energy = b.tensor("energy", (bins,), "uint32")
+    b.custom_op("SignalEnergy", [spectrum], [energy], start_index=first, end_index=last)
+    names = [b.tensor(k, (len(config[k]),), "int16", data=config[k])
+             for k in ("weights", "unweights", "freq_starts", "weight_starts", "widths")]
+    banks = b.tensor("filter_bank", (channels,), "uint64")
+    b.custom_op("SignalFilterBank", [energy, *names], [banks], num_channels=channels)
+    roots = b.tensor("roots", (channels,), "uint32")
+    b.custom_op("SignalFilterBankSquareRoot", [banks, scale_bits], [roots])
+    cleaned, noise = b.tensor("cleaned", (channels,), "uint32"), b.tensor("noise", (channels,), "uint32")
+    b.custom_op("SignalFilterBankSpectralSubtraction", [roots], [cleaned, noise], num_channels=channels,
+                **SPECTRAL_SUBTRACTION_DEFAULTS)
+    lut = b.tensor("gain_lut", (125,), "int16", data=pcan_lut())
+    normalized = b.tensor("normalized", (channels,), "uint32")
+    b.custom_op("SignalPCAN", [cleaned, noise, lut], [normalized], snr_shift=6)
+    quant = {"scale": 1 / 64, "zero_point": 0} if classes else {}
+    features = b.tensor("features", (channels,), "int16", **quant)
+    b.custom_op("SignalFilterBankLog", [normalized], [features], output_scale=1600, input_correction_bits=3)
+    if not classes:
+        return b.inputs(pcm).outputs(features).build()
+    rng = np.random.default_rng(seed)
+    flat = b.tensor("features_2d", (1, channels), "int16", **quant)
+    b.op("RESHAPE", [features], [flat], new_shape=[1, channels])
+    q8 = b.tensor("features_q8", (1, channels), "int8", scale=1.0, zero_point=-128)
+    b.op("QUANTIZE", [flat], [q8])
+    w = b.tensor("fc_weights", (classes, channels), "int8", data=rng.integers(-127, 128, (classes, channels)),
+                 scale=0.0002, zero_point=0)
+    bias = b.tensor("fc_bias", (classes,), "int32", data=rng.integers(-2000, 2000, classes), scale=0.0002,
+                    zero_point=0)  # bias scale = input scale * weight scale, as TFLite Micro requires
+    logits = b.tensor("logits", (1, classes), "int8", scale=0.1, zero_point=0)
+    b.op("FULLY_CONNECTED", [q8, w, bias], [logits])
+    scores = b.tensor("scores", (1, classes), "int8", scale=1 / 256, zero_point=-128)
+    b.op("SOFTMAX", [logits], [scores])
+    return b.inputs(pcm).outputs(scores).build()
+
+
+def tone_frames(frames=6, frame=480, stride=320, hz=1000.0, seed=0) -> list[list[np.ndarray]]:
+    """Consecutive overlapping frames of a 16 kHz tone (seeded amplitude ramp and noise), one per invoke."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(stride * (frames - 1) + frame) / 16000.0
+    amplitude = np.linspace(500, 12000, t.size) * rng.uniform(0.5, 1.0)
+    pcm = amplitude * np.sin(2 * np.pi * hz * t) + rng.normal(0, 300, t.size)
+    pcm = np.clip(np.round(pcm), -32768, 32767).astype(np.int16)
+    return [[pcm[k * stride:k * stride + frame].copy()] for k in range(frames)]
