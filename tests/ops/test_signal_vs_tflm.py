@@ -333,3 +333,12 @@ def test_corrupt_custom_options_fail_in_one_line():
     with pytest.raises(CompileError) as info:
         read_tflite(bytes(model), "m")
     assert "corrupt custom_options flexbuffer (16 bytes)" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_square_root_of_constant_uint64_channels():
+    """uint64 constants reach the C as UINT64_C literals (values past 2^63 included)."""
+    b = TFLiteBuilder()
+    x = b.tensor("x", (10,), "uint64", data=wide_uint64((10,), 4))
+    s, y = b.tensor("scale_bits", (), "int32"), b.tensor("y", (10,), "uint32")
+    b.custom_op("SignalFilterBankSquareRoot", [x, s], [y])
+    check(b.inputs(s).outputs(y).build(), samples=[[np.array(k, np.int32)] for k in (0, 3, 31)])

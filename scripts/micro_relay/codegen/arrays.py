@@ -36,7 +36,7 @@ def render_array(values, dtype: DType) -> str:
 def _render_chunk(chunk: np.ndarray, dtype: DType, start: int) -> bytes:
     """Each value followed by its separator; `start`, the chunk's first element index, is a multiple of
     PER_LINE."""
-    if not dtype.is_float and dtype not in (DType.INT32, DType.INT64):
+    if not dtype.is_float and dtype not in (DType.INT32, DType.INT64, DType.UINT64):
         values = chunk.astype(np.int64)
         if values.min() >= _NARROW_LOW and values.max() <= _NARROW_HIGH:
             return _render_narrow(values)
@@ -47,6 +47,8 @@ def _render_chunk(chunk: np.ndarray, dtype: DType, start: int) -> bytes:
         items = [float_literal(float(v)) for v in chunk.astype(np.float32)]
     elif dtype == DType.INT64:
         items = [f"INT64_C({int(v)})" for v in chunk.tolist()]
+    elif dtype == DType.UINT64:
+        items = [f"UINT64_C({int(v)})" for v in chunk.tolist()]
     elif dtype == DType.INT32:
         items = ["(-2147483647 - 1)" if v == -(1 << 31) else str(v) for v in (int(x) for x in chunk.tolist())]
     else:

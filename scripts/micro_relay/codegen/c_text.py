@@ -32,6 +32,8 @@ def array_initializer(values: np.ndarray, dtype: DType, per_line: int = 16) -> s
         items = [float_literal(float(v)) for v in flat.astype(np.float32)]
     elif dtype == DType.INT64:
         items = [f"INT64_C({int(v)})" for v in flat]
+    elif dtype == DType.UINT64:
+        items = [f"UINT64_C({int(v)})" for v in flat]
     elif dtype == DType.INT32:
         items = [("(-2147483647 - 1)" if int(v) == -(1 << 31) else str(int(v))) for v in flat]
     else:
