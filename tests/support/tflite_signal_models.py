@@ -278,3 +278,10 @@ def tone_frames(frames=6, frame=480, stride=320, hz=1000.0, seed=0) -> list[list
     pcm = amplitude * np.sin(2 * np.pi * hz * t) + rng.normal(0, 300, t.size)
     pcm = np.clip(np.round(pcm), -32768, 32767).astype(np.int16)
     return [[pcm[k * stride:k * stride + frame].copy()] for k in range(frames)]
+
+
+def subtraction_invokes(channels: int, seed: int, invokes: int = 6):
+    """Loud then quiet then loud frames, so the estimate rises, overshoots the signal and clamps."""
+    rng = np.random.default_rng(seed)
+    levels = [1 << int(b) for b in rng.integers(4, 31, invokes)]
+    return [[(rng.random(channels) * level).astype(np.uint32)] for level in levels] + [[wide_uint32((channels,), seed)]]
