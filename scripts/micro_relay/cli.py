@@ -180,6 +180,7 @@ def _cmd_bench(args) -> int:
 def _cmd_ops(args) -> int:
     from .frontend.relax.importers import SUPPORTED_ONNX_OPS
     from .frontend.tflite.builtins import CONVERTERS
+    from .frontend.tflite.builtins.custom import CUSTOM_CONVERTERS
     from .frontend.tflite.reader import BUILTIN_NAMES
     from .ir.registry import all_ops
 
@@ -187,6 +188,7 @@ def _cmd_ops(args) -> int:
     for name, op in all_ops().items():
         print(f"  {name:<24} {', '.join(d.value for d in op.dtypes)}")
     print("TFLite operators: " + ", ".join(sorted(BUILTIN_NAMES.get(code, str(code)) for code in CONVERTERS)))
+    print("TFLite custom operators: " + ", ".join(sorted(CUSTOM_CONVERTERS)))
     print("ONNX operators: " + ", ".join(sorted(SUPPORTED_ONNX_OPS)))
     return 0
 
