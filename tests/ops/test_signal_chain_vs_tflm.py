@@ -18,6 +18,7 @@ from micro_relay.compiler import compile_graph, write_output
 from micro_relay.errors import CompileError
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import TFLiteBuilder
+from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from support.c_harness import build_host_program, run_host_program
 from support.tflite_signal_models import (extremes, fft_auto_scale_model, filter_bank_model, front_end_model,
@@ -144,3 +145,21 @@ def test_square_root_shift_out_of_range_is_defined(tmp_path, monkeypatch):
     samples = [[wide_uint64((8,), 0), np.array(bits, np.int32)] for bits in (32, -1, 2 ** 31 - 1)]
     for (out,) in _sanitized_outputs(square_root_model(8), samples, tmp_path):
         assert not out.any()
+
+
+@pytest.mark.parametrize("code, inputs, outputs", [
+    ("SignalWindow", 2, 1), ("SignalFftAutoScale", 1, 2), ("SignalRfft", 1, 1), ("SignalEnergy", 1, 1),
+    ("SignalFilterBank", 6, 1), ("SignalFilterBankSquareRoot", 2, 1), ("SignalFilterBankSpectralSubtraction", 1, 2),
+    ("SignalPCAN", 3, 1), ("SignalFilterBankLog", 1, 1)])
+def test_absent_inputs_are_refused_in_one_line(code, inputs, outputs):
+    """Every input index -1: one line from the converter or the op, never a crash."""
+    b = TFLiteBuilder()
+    names = [b.tensor(f"y{k}", (8,), "uint32") for k in range(outputs)]
+    options = {"T": 7, "fft_length": 8, "start_index": 0, "end_index": 4, "num_channels": 8, "shift": 1,
+               "snr_shift": 1, "output_scale": 1, "input_correction_bits": 0, "clamping": False,
+               "smoothing": 1, "one_minus_smoothing": 1, "alternate_smoothing": 1, "alternate_one_minus_smoothing": 1,
+               "min_signal_remaining": 1, "smoothing_bits": 1, "spectral_subtraction_bits": 1}
+    b.custom_op(code, [None] * inputs, names, **options)
+    with pytest.raises(CompileError) as info:
+        lower(run_pipeline(read_tflite(b.inputs().outputs(*names).build(), "m")))
+    assert "\n" not in str(info.value)

@@ -93,6 +93,8 @@ def spectral_subtraction(ctx, op, inputs, outputs, options):
     of the input's shape, read by the node and stored by an assign of its second output."""
     _counts(ctx, inputs, outputs, 1, 2)
     channels = option_int(ctx, options, "num_channels", 1, 2 ** 31 - 1)
+    if inputs[0] not in ctx.tensors:
+        ctx.fail("the input is absent or a resource handle")
     x = ctx.tensors[inputs[0]].type
     if x.shape != (channels,) or x.dtype != DType.UINT32:
         ctx.fail(f"input must be uint32 [{channels}] (num_channels), got {x.dtype.value} {list(x.shape)}")
