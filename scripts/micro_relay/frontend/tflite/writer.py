@@ -8,6 +8,8 @@ converted model:
   (the schema's force_align); activations use buffer 0;
 - operator codes list each builtin once, in order of first use, with both `builtin_code` and
   `deprecated_builtin_code` (capped at 127, PLACEHOLDER_FOR_GREATER_OP_CODES) set;
+- CUSTOM operators (`custom_op`: TFLite Micro's signal library) get one operator code per custom code, and
+  their keyword options become the flexbuffer map in custom_options;
 - quantization is written only when a scale is given: scale (float32), zero point (int64, one per scale)
   and quantized_dimension for per-channel tensors;
 - stateful models: `tensor(..., variable=True)` marks a variable tensor (is_variable: the SVDF/LSTM state a
@@ -497,7 +499,7 @@ class TFLiteBuilder:
         fb.Finish(tflite.ModelEnd(fb), file_identifier=FILE_IDENTIFIER)
         return bytes(fb.Output())
 
-    def _subgraph(self, fb, codes: list[int], buffer_of: dict[int, int], name: str) -> int:
+    def _subgraph(self, fb, codes: list[tuple[int, str | None]], buffer_of: dict[int, int], name: str) -> int:
         tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
         operators = [self._operator(fb, op, codes.index(op.opcode)) for op in self._operators]
         graph_inputs, graph_outputs = self._default_io()
