@@ -1,6 +1,6 @@
-/* signal.rfft kernel: KissFFT's fixed-point arithmetic, once per width. Q15 values are int16 computed in int32
- * (no sum or product of them overflows int32: the twiddles stay within +-32767); Q31 values are int32 computed
- * in int64. Every stored value wraps to its width as KissFFT's int16_t / int32_t stores do.
+/* signal.rfft kernel: KissFFT's arithmetic once per width, the float build at the end. Q15 values are int16
+ * computed in int32 (no sum or product of them overflows int32: the twiddles stay within +-32767); Q31 values
+ * are int32 computed in int64. Every stored value wraps to its width as KissFFT's int16_t / int32_t stores do.
  * sround(x) = (x + 2^(B-2)) >> (B-1); C_FIXDIV multiplies by SAMP_MAX / radix first. The recursion of kf_work is
  * unrolled: gather by the permutation, then the stages innermost first, each butterfly on its own block. */
 #include "micro_relay/signal_rfft.h"
@@ -203,6 +203,112 @@ static void split(const mr_signal_rfft_params *p, const int32_t *buf, int16_t *o
         put(o16, o32, 2 * (n - k), half_diff(f1k[0], tw[0], q31));
         put(o16, o32, 2 * (n - k) + 1, half_diff(tw[1], f1k[1], q31));
     }
+}
+
+/* -- float: KissFFT's float build (no scaling, HALF_OF = x * 0.5f). Each product is its own statement, so
+ * no compiler contracts it with the following sum into a fused multiply-add (TFLite Micro's build rounds both). */
+
+static void cmulf(float *m, const float *a, const float *w)
+{
+    const float rr = a[0] * w[0], ii = a[1] * w[1], ri = a[0] * w[1], ir = a[1] * w[0];
+    m[0] = rr - ii;
+    m[1] = ri + ir;
+}
+
+static void bfly2f(float *f0, float *f1, const float *w)
+{
+    float t[2];
+    cmulf(t, f1, w);
+    f1[0] = f0[0] - t[0];
+    f1[1] = f0[1] - t[1];
+    f0[0] += t[0];
+    f0[1] += t[1];
+}
+
+static void bfly4f(float *f[4], const float *w[4])
+{
+    float s0[2], s1[2], s2[2], s3[2], s4[2], s5[2];
+    int32_t q;
+    cmulf(s0, f[1], w[1]);
+    cmulf(s1, f[2], w[2]);
+    cmulf(s2, f[3], w[3]);
+    for (q = 0; q < 2; ++q) {
+        s5[q] = f[0][q] - s1[q];
+        f[0][q] += s1[q];
+        s3[q] = s0[q] + s2[q];
+        s4[q] = s0[q] - s2[q];
+        f[2][q] = f[0][q] - s3[q];
+        f[0][q] += s3[q];
+    }
+    f[1][0] = s5[0] + s4[1];
+    f[1][1] = s5[1] - s4[0];
+    f[3][0] = s5[0] - s4[1];
+    f[3][1] = s5[1] + s4[0];
+}
+
+static void stagesf(const mr_signal_rfft_params *p, float *buf)
+{
+    int32_t s, base, u, q;
+    for (s = 0; s < p->stages; ++s) {
+        const int32_t radix = p->radix[s], m = p->m[s];
+        const int32_t span = radix * m, fstride = p->n / span;
+        for (base = 0; base < p->n; base += span) {
+            for (u = 0; u < m; ++u) {
+                float *f[4];
+                const float *w[4];
+                for (q = 0; q < radix; ++q) {
+                    f[q] = buf + 2 * (base + u + q * m);
+                    w[q] = p->twiddles_f + 2 * (q * u * fstride);
+                }
+                if (radix == 2) {
+                    bfly2f(f[0], f[1], w[1]);
+                } else {
+                    bfly4f(f, w);
+                }
+            }
+        }
+    }
+}
+
+static void splitf(const mr_signal_rfft_params *p, const float *buf, float *out)
+{
+    const int32_t n = p->n;
+    int32_t k;
+    out[0] = buf[0] + buf[1];
+    out[1] = 0.0f;
+    out[2 * n] = buf[0] - buf[1];
+    out[2 * n + 1] = 0.0f;
+    for (k = 1; k <= n / 2; ++k) {
+        float f1k[2], f2k[2], tw[2];
+        const float fpk[2] = {buf[2 * k], buf[2 * k + 1]};
+        const float fpnk[2] = {buf[2 * (n - k)], -buf[2 * (n - k) + 1]};
+        f1k[0] = fpk[0] + fpnk[0];
+        f1k[1] = fpk[1] + fpnk[1];
+        f2k[0] = fpk[0] - fpnk[0];
+        f2k[1] = fpk[1] - fpnk[1];
+        cmulf(tw, f2k, p->super_twiddles_f + 2 * (k - 1));
+        out[2 * k] = (f1k[0] + tw[0]) * 0.5f;
+        out[2 * k + 1] = (f1k[1] + tw[1]) * 0.5f;
+        out[2 * (n - k)] = (f1k[0] - tw[0]) * 0.5f;
+        out[2 * (n - k) + 1] = (tw[1] - f1k[1]) * 0.5f;
+    }
+}
+
+int mr_signal_rfft_f32(const mr_signal_rfft_params *p, const float *in, float *out, float *scratch)
+{
+    int32_t frame, pos;
+    for (frame = 0; frame < p->frames; ++frame) {
+        const float *x = in + frame * p->input_length;
+        float *y = out + frame * 2 * (p->n + 1);
+        for (pos = 0; pos < p->n; ++pos) {
+            const int32_t j = 2 * p->perm[pos];
+            scratch[2 * pos] = j < p->input_length ? x[j] : 0.0f;
+            scratch[2 * pos + 1] = j + 1 < p->input_length ? x[j + 1] : 0.0f;
+        }
+        stagesf(p, scratch);
+        splitf(p, scratch, y);
+    }
+    return MR_OK;
 }
 
 static int32_t sample(const int16_t *i16, const int32_t *i32, int32_t j)

@@ -95,11 +95,12 @@ def test_corrupt_custom_options_fail_in_one_line():
 
 def test_signal_chain_is_bit_exact_on_cortex_m4(arm_tools, tmp_path):
     """The front end and the keyword model built by the target's compiler, on a seeded random frame (TFLite
-    Micro on the host as the oracle), with the Q31 FFT and a filter bank on their own."""
+    Micro on the host as the oracle), with the Q31 and float FFTs and a filter bank on their own."""
     from support.cortex_m_cases import assert_bit_exact, bench_cases
 
     models = {"front_end": front_end_model(), "keyword_scores": front_end_model(classes=4, seed=3),
-              "rfft32": rfft_model(512, (400,), "int32"), "filter_bank": filter_bank_model(mel_config(), 257)}
+              "rfft32": rfft_model(512, (400,), "int32"), "rfft_f32": rfft_model(512, (400,), "float32"),
+              "filter_bank": filter_bank_model(mel_config(), 257)}
     for result in bench_cases(tmp_path, models).values():
         assert_bit_exact(result)
 

@@ -16,8 +16,9 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
+from support.model_check import compare_with_tflm
 from support.tflite_models import SEEDS, check
-from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model,
+from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model, float_frames,
                                          filter_bank_log_model, filter_bank_model, mel_config, pcan_lut, pcan_model,
                                          random_config, rfft_model, scaled_frames, spectral_subtraction_model,
                                          square_root_model, subtraction_invokes, wide_uint32, wide_uint64, window_model)
@@ -27,6 +28,15 @@ from support.tflite_state_models import check_invokes
 def _samples(model: bytes, seeds=(0, 1, 2)):
     graph = read_tflite(model, "test model")
     return [[extremes_int16(graph.type_of(graph.inputs[0]).shape, s)] for s in seeds]
+
+
+def _check_bit_exact(model: bytes, samples) -> None:
+    """Compiled C and reference equal TFLite Micro bit for bit, floats included (check allows float rounding)."""
+    result = compare_with_tflm(model, samples=samples)
+    for ours in (result.compiled, result.reference):
+        for got, want in zip(ours, result.tflm):
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
 
 
 def _refused(model: bytes, words: str):
@@ -189,6 +199,7 @@ RFFT_CASES = {
     "frames of 256 (int16)": dict(fft_length=256, shape=(3, 256)),
     "smallest, 4": dict(fft_length=4, shape=(2, 2, 3)),
     "radix-2 tail, 32 (int32)": dict(fft_length=32, shape=(1, 32), dtype="int32"),
+    "micro_speech 400 samples into 512 (float32)": dict(fft_length=512, shape=(400,), dtype="float32"),
 }
 
 
@@ -197,17 +208,21 @@ def test_rfft_cases(case):
     kwargs = RFFT_CASES[case]
     model = rfft_model(**kwargs)
     dtype = kwargs.get("dtype", "int16")
+    if dtype == "float32":  # KissFFT's float build, operation for operation: bit-exact too
+        _check_bit_exact(model, [[float_frames(kwargs["shape"], s)] for s in range(3)])
+        return
     samples = [[extremes(kwargs["shape"], dtype, s)] for s in range(2)]
     samples.append([(extremes(kwargs["shape"], dtype, 9) >> 4).astype(dtype)])  # quieter: fewer wraps
     check(model, samples=samples)
 
 
 @given(log_length=st.integers(2, 10), fill=st.floats(0.0, 1.0), frames=st.integers(1, 3),
-       dtype=st.sampled_from(["int16", "int32"]), seed=SEEDS)
+       dtype=st.sampled_from(["int16", "int32", "float32"]), seed=SEEDS)
 def test_rfft_matches_tflm(log_length, fill, frames, dtype, seed):
     n = 1 << log_length
     shape = (frames, max(1, round(n * fill)))
-    check(rfft_model(n, shape, dtype), samples=[[extremes(shape, dtype, seed)]])
+    x = float_frames(shape, seed) if dtype == "float32" else extremes(shape, dtype, seed)
+    _check_bit_exact(rfft_model(n, shape, dtype), [[x]])
 
 
 @pytest.mark.parametrize("kwargs, words", [

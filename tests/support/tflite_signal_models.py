@@ -285,3 +285,11 @@ def subtraction_invokes(channels: int, seed: int, invokes: int = 6):
     rng = np.random.default_rng(seed)
     levels = [1 << int(b) for b in rng.integers(4, 31, invokes)]
     return [[(rng.random(channels) * level).astype(np.uint32)] for level in levels] + [[wide_uint32((channels,), seed)]]
+
+
+def float_frames(shape, seed: int) -> np.ndarray:
+    """Audio-like float32 frames: normal samples over several loudnesses, with exact zeros."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape) * np.exp2(rng.integers(-4, 16, shape[:-1] + (1,)))
+    x[..., :3] = 0.0
+    return x.astype(np.float32)

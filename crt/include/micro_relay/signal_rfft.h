@@ -1,4 +1,4 @@
-/* signal.rfft: TFLite Micro's SignalRfft, KissFFT's fixed-point real FFT in Q15 (int16) or Q31 (int32). */
+/* signal.rfft: TFLite Micro's SignalRfft, KissFFT's real FFT in Q15 (int16), Q31 (int32) or float. */
 #ifndef MICRO_RELAY_SIGNAL_RFFT_H
 #define MICRO_RELAY_SIGNAL_RFFT_H
 
@@ -18,12 +18,15 @@ typedef struct {
     int32_t radix[MR_SIGNAL_RFFT_MAX_STAGES];
     int32_t m[MR_SIGNAL_RFFT_MAX_STAGES];
     const int32_t *perm;
-    const int32_t *twiddles;
+    const int32_t *twiddles;       /* the integer builds' tables (NULL for float) */
     const int32_t *super_twiddles;
+    const float *twiddles_f;       /* the float build's (NULL otherwise) */
+    const float *super_twiddles_f;
 } mr_signal_rfft_params;
 
 /* out: frames rows of n + 1 (real, imag) bins; scratch: 2n int32 */
 int mr_signal_rfft_s16(const mr_signal_rfft_params *p, const int16_t *in, int16_t *out, int32_t *scratch);
 int mr_signal_rfft_s32(const mr_signal_rfft_params *p, const int32_t *in, int32_t *out, int32_t *scratch);
+int mr_signal_rfft_f32(const mr_signal_rfft_params *p, const float *in, float *out, float *scratch);
 
 #endif

@@ -72,6 +72,43 @@ def super_twiddles(n: int, bits: int) -> np.ndarray:
     return _table([-PI_REAL * ((i + 1) / n + 0.5) for i in range(n // 2)], bits)
 
 
+def float_table(phases) -> np.ndarray:
+    return np.array([[math.cos(ph), math.sin(ph)] for ph in phases], dtype=np.float64).astype(np.float32)
+
+
+def float_twiddles(n: int) -> np.ndarray:
+    """The float build's tables: (float) cos(phase) of the same double phases."""
+    return float_table([-2 * PI_ALLOC * i / n for i in range(n)])
+
+
+def float_super_twiddles(n: int) -> np.ndarray:
+    return float_table([-PI_REAL * ((i + 1) / n + 0.5) for i in range(n // 2)])
+
+
+class _Float:
+    """KissFFT's float build: no scaling (C_FIXDIV is a no-op), float32 products and sums, HALF_OF = x * 0.5f."""
+
+    @staticmethod
+    def wrap(x):
+        return np.float32(x) if np.ndim(x) == 0 else x.astype(np.float32)
+
+    def half(self, x):
+        return self.wrap(x) * np.float32(0.5)
+
+    @staticmethod
+    def fixdiv(c, k):
+        return c
+
+    def mul(self, a, b):
+        return a[0] * b[0] - a[1] * b[1], a[0] * b[1] + a[1] * b[0]
+
+    def add(self, a, b):
+        return a[0] + b[0], a[1] + b[1]
+
+    def sub(self, a, b):
+        return a[0] - b[0], a[1] - b[1]
+
+
 class _Fixed:
     def __init__(self, bits: int):
         self.bits, self.round_bit = bits, 1 << (bits - 2)
@@ -102,7 +139,7 @@ class _Fixed:
         return self.wrap(a[0] - b[0]), self.wrap(a[1] - b[1])
 
 
-def _butterflies(fx: _Fixed, re, im, n: int, tw: np.ndarray):
+def _butterflies(fx, re, im, n: int, tw: np.ndarray):
     """The stages over frames [frames, n] (int64: even Q31 products and their sums fit)."""
     for p, m in stages(n):
         fstride = n // (p * m)
@@ -130,16 +167,18 @@ def _butterflies(fx: _Fixed, re, im, n: int, tw: np.ndarray):
     return re, im
 
 
-def rfft_fixed(frames: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
-    """kiss_fftr of each zero-padded row of `frames` ([count, input_length] ints): [count, fft_length + 2]
-    interleaved (real, imag) bins 0..fft_length / 2, as int64 values of the B-bit results."""
-    fx, n = _Fixed(bits), fft_length // 2
-    padded = np.zeros((frames.shape[0], fft_length), dtype=np.int64)
+def rfft_kiss(frames: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
+    """kiss_fftr of each zero-padded row of `frames` ([count, input_length]): [count, fft_length + 2]
+    interleaved (real, imag) bins 0..fft_length / 2, as int64 values of the B-bit results (bits 16 or 32), or
+    float32 for bits 0 (the float build)."""
+    fx, n = (_Float() if bits == 0 else _Fixed(bits)), fft_length // 2
+    dtype = np.float32 if bits == 0 else np.int64
+    padded = np.zeros((frames.shape[0], fft_length), dtype=dtype)
     padded[:, :frames.shape[1]] = frames
     order = np.array(permutation(n))
     re, im = padded[:, 0::2][:, order], padded[:, 1::2][:, order]
-    re, im = _butterflies(fx, re, im, n, twiddles(n, bits))
-    out = np.zeros((frames.shape[0], n + 1, 2), dtype=np.int64)
+    re, im = _butterflies(fx, re, im, n, float_twiddles(n) if bits == 0 else twiddles(n, bits))
+    out = np.zeros((frames.shape[0], n + 1, 2), dtype=dtype)
     tdc = fx.fixdiv((re[:, 0], im[:, 0]), 2)
     out[:, 0, 0], out[:, n, 0] = fx.wrap(tdc[0] + tdc[1]), fx.wrap(tdc[0] - tdc[1])
     k = np.arange(1, n // 2 + 1)
@@ -147,7 +186,7 @@ def rfft_fixed(frames: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
         fpk = fx.fixdiv((re[:, k], im[:, k]), 2)
         fpnk = fx.fixdiv((re[:, n - k], fx.wrap(-im[:, n - k])), 2)
         f1k, f2k = fx.add(fpk, fpnk), fx.sub(fpk, fpnk)
-        sup = super_twiddles(n, bits)
+        sup = float_super_twiddles(n) if bits == 0 else super_twiddles(n, bits)
         tw = fx.mul(f2k, (sup[k - 1, 0], sup[k - 1, 1]))
         out[:, k, 0], out[:, k, 1] = fx.half(f1k[0] + tw[0]), fx.half(f1k[1] + tw[1])
         out[:, n - k, 0], out[:, n - k, 1] = fx.half(f1k[0] - tw[0]), fx.half(tw[1] - f1k[1])

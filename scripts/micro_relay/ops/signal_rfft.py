@@ -4,7 +4,7 @@ real FFT (ops/_signal_fft.py), int16 (Q15) and int32 (Q31).
 Each row of the last axis (input_length samples) is zero-padded to fft_length and transformed into
 fft_length / 2 + 1 interleaved (real, imag) bins, so the output's last axis is fft_length + 2. fft_length must
 be a power of two from 4 to 32768 (KissFFT's radix-4 and radix-2 butterflies; its generic radix allocates).
-The float variant is not compiled (refused: the type must be int16 or int32).
+float32 runs KissFFT's float build in the same order of operations: float32 twiddles of the same phases.
 """
 
 from __future__ import annotations
@@ -14,17 +14,18 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
-from ._signal_fft import permutation, rfft_fixed, stages, super_twiddles, twiddles
+from ._signal_fft import (float_super_twiddles, float_twiddles, permutation, rfft_kiss, stages, super_twiddles,
+                          twiddles)
 
 MAX_FFT = 32768
-BITS = {DType.INT16: 16, DType.INT32: 32}
+BITS = {DType.INT16: 16, DType.INT32: 32, DType.FLOAT32: 0}  # 0: the float build
 
 
 def _check(graph, node) -> tuple[TensorType, int]:
     x = types(graph, node)[0]
     n = int(node.attrs["fft_length"])
     if x.dtype not in BITS:
-        fail(graph, node, f"input must be int16 or int32, got {x.dtype.value}")
+        fail(graph, node, f"input must be int16, int32 or float32, got {x.dtype.value}")
     if x.rank < 1:
         fail(graph, node, "input must have at least one axis")
     if not 4 <= n <= MAX_FFT or n & (n - 1):
@@ -38,7 +39,7 @@ def _check(graph, node) -> tuple[TensorType, int]:
 class SignalRfft(OpDef):
     name = "signal.rfft"
     attrs = {"fft_length": Attr(int)}
-    dtypes = (DType.INT16, DType.INT32)
+    dtypes = (DType.INT16, DType.INT32, DType.FLOAT32)
 
     def infer(self, graph, node):
         x, n = _check(graph, node)
@@ -53,13 +54,14 @@ class SignalRfft(OpDef):
         return {"bits": bits, "fft_length": n, "n": half, "input_length": x.shape[-1],
                 "frames": x.size // x.shape[-1] if x.shape[-1] else 0,
                 "radix": [p for p, _ in steps], "m": [m for _, m in steps], "perm": permutation(half),
-                "twiddles": twiddles(half, bits).ravel().tolist(),
-                "super_twiddles": super_twiddles(half, bits).ravel().tolist()}
+                "twiddles": (float_twiddles(half) if bits == 0 else twiddles(half, bits)).ravel().tolist(),
+                "super_twiddles": (float_super_twiddles(half) if bits == 0 else
+                                   super_twiddles(half, bits)).ravel().tolist()}
 
     def reference(self, graph, node, p, inputs):
         (x,) = inputs
-        rows = x.astype(np.int64).reshape(-1, p["input_length"])
-        out = rfft_fixed(rows, p["fft_length"], p["bits"])
+        rows = x.astype(np.float32 if p["bits"] == 0 else np.int64).reshape(-1, p["input_length"])
+        out = rfft_kiss(rows, p["fft_length"], p["bits"])
         return [out.astype(x.dtype).reshape(x.shape[:-1] + (p["fft_length"] + 2,))]
 
     def macs(self, graph, node):
