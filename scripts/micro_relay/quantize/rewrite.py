@@ -7,9 +7,10 @@ Step by step:
    name without its `nn.` prefix, or node name) are float; nodes the user names in `int16` (matched the same
    way) run with int16 activations and int8 weights (TFLite's 16x8 scheme); an op with an int8 rule
    (rules.py) is int8; an op without one is an error naming every such op, unless kept, and so is an int16
-   node whose op has no int16 kernel (sigmoid, tanh). A pure data-movement op whose data inputs all come
-   from float nodes stays in float too (from int16 nodes: int16), so keeping an op in float does not put a
-   quantize/dequantize pair around the reshape after it.
+   node whose op has no int16 kernel (hard_swish, the comparisons, ...). A pure data-movement op whose data
+   inputs all come from float nodes stays in float too (from int16 nodes: int16), so keeping an op in float
+   does not put a quantize/dequantize pair around the reshape after it. A node that reads and writes no float tensor
+   (int32 shape arithmetic, logical ops on bools) is left as it is.
 3. Walk the nodes in order and emit the new graph. Each original tensor has a home version (the one its
    producer writes: int8, int16 or float) and, on demand, one version of each other type, converted from the
    home and shared by every reader: qnn.quantize for float -> int8/int16 (with the tensor's calibrated
@@ -22,6 +23,7 @@ Step by step:
    type is written under a suffixed name (`logits/int8`, `logits/int16`) and its conversion takes the
    output's name.
 5. Verify the result and run every op's prepare, so a parameter a kernel refuses fails here, naming it.
+Tensors that are not float in the float graph (bools, int32 indices) keep their type and name everywhere.
 Constants read by integer nodes are replaced by int8 (or int32 bias; int16 and int64 bias in int16 nodes)
 constants; a constant also read by a float node keeps its float version under its own name.
 """
@@ -37,7 +39,7 @@ from ..ir.graph import Graph, Node, Tensor
 from ..ir.registry import get_op, op_where
 from ..ir.types import DType, Quant, TensorType
 from ..ir.verify import verify
-from .params import activation_quant, bias_quant, quant_range, quantize_array, weight_quant
+from .params import float32_at_most, activation_quant, bias_quant, quant_range, quantize_array, weight_quant
 from .rules import RULES
 
 F32, I8, I16 = DType.FLOAT32, DType.INT8, DType.INT16
@@ -93,9 +95,15 @@ def _matching(graph: Graph, wanted: tuple[str, ...], flag: str) -> set[int]:
     return hits
 
 
+def is_real(graph: Graph, name: str) -> bool:
+    """A float tensor of the float graph: the only kind that is calibrated and quantized."""
+    return bool(name) and graph.type_of(name).dtype.is_float
+
+
 def plan_domains(graph: Graph, keep_float=(), int16=()) -> list[DType]:
     """FLOAT32, INT8 or INT16 per node; raises the one-line error naming the ops with no integer kernel."""
     kept = _matching(graph, tuple(keep_float), "--keep-float")
+    kept |= {i for i, n in enumerate(graph.nodes) if not any(is_real(graph, t) for t in (*n.inputs, *n.outputs))}
     wide = _matching(graph, tuple(int16), "--int16")
     both = sorted(kept & wide)
     if both:
@@ -110,7 +118,7 @@ def plan_domains(graph: Graph, keep_float=(), int16=()) -> list[DType]:
     refused = sorted({graph.nodes[i].op for i in wide if not RULES[graph.nodes[i].op].int16})
     if refused:
         many = len(refused) > 1
-        raise CompileError(f"no int16 kernel for {', '.join(refused)} (int16 LOGISTIC and TANH are not supported); "
+        raise CompileError(f"no int16 kernel for {', '.join(refused)}; "
                            f"let {'them' if many else 'it'} run in int8, or in float with "
                            f"{' '.join(f'--keep-float {op}' for op in refused)}", "--int16")
     for i, node in enumerate(graph.nodes):
@@ -124,7 +132,7 @@ def plan_domains(graph: Graph, keep_float=(), int16=()) -> list[DType]:
     producer = graph.producers()
     domains: list[DType] = []
     for i, node in enumerate(graph.nodes):
-        data = [n for n in node.inputs if n and not graph.tensors[n].is_constant]
+        data = [n for n in node.inputs if is_real(graph, n) and not graph.tensors[n].is_constant]
         sources = {domains[producer[n]] if n in producer else None for n in data}
         inherited = sources.pop() if len(sources) == 1 else None
         if i in kept:
@@ -158,6 +166,7 @@ class _Emitter:
         self.float_constants = {n for i, node in enumerate(graph.nodes) if domains[i] == F32
                                 for n in node.inputs if n and graph.tensors[n].is_constant}
         self.io = I8 if options.int8_io else F32
+        self.raw: dict[str, str] = {}  # a tensor that is not float in the float graph -> its name here
 
     # -- names and conversions -------------------------------------------------------------------------
 
@@ -185,6 +194,8 @@ class _Emitter:
     def version(self, name: str, dtype: DType) -> str:
         """`name` as a tensor of this type: its home, else one conversion from the home, made once and shared
         (float -> int: the calibrated range; int8 <-> int16: a requantization to it; int -> float)."""
+        if name in self.raw:
+            return self.raw[name]
         have = self.names[dtype]
         if name in have:
             return have[name]
@@ -235,7 +246,7 @@ class _Emitter:
 
     def output_name(self, name: str, dtype: DType) -> str:
         """The name a node writes: its own, unless it is a graph output of another type than wanted."""
-        if name in self.g.outputs and dtype != self.io:
+        if name in self.g.outputs and dtype != self.io and is_real(self.g, name):
             return self.fresh(f"{name}/{SUFFIX[dtype]}")
         return name
 
@@ -243,6 +254,9 @@ class _Emitter:
         g = self.g
         for name in g.inputs:
             t = g.type_of(name)
+            if not is_real(g, name):
+                self.tensors[name], self.raw[name] = g.tensors[name], name
+                continue
             if self.io == I8:
                 q = self.range_quant(name, I8)
                 self.add_tensor(name, TensorType(t.shape, I8, q))
@@ -282,7 +296,10 @@ class _Emitter:
         for name in node.outputs:
             out = self.output_name(name, F32)
             self.add_tensor(out, self.g.type_of(name))
-            self.names[F32][name], self.home[name] = out, F32
+            if is_real(self.g, name):
+                self.names[F32][name], self.home[name] = out, F32
+            else:
+                self.raw[name] = out
             outputs.append(out)
         self.nodes.append(Node(node.op, tuple(inputs), tuple(outputs), node.attrs, node.name))
 
@@ -296,12 +313,21 @@ class _Emitter:
         for position, name in enumerate(node.inputs):
             if not name or position in (rule.weight, rule.bias):
                 continue
+            if not is_real(g, name):
+                if g.tensors[name].is_constant:
+                    self.tensors[name] = g.tensors[name]
+                inputs[position] = self.version(name, dtype)
+                continue
+            kind = I8 if position in rule.int8_inputs else dtype
             if g.tensors[name].is_constant:
-                inputs[position], q = self.int_constant(name, out_q, dtype)
+                inputs[position], q = self.int_constant(name, out_q, kind)
             elif out_q is not None:
-                inputs[position], q = self.requantized(name, out_q, dtype), out_q
+                inputs[position], q = self.requantized(name, out_q, kind), out_q
             else:
-                inputs[position], q = self.version(name, dtype), self.quants[dtype][name]
+                inputs[position], q = self.version(name, kind), self.quants[kind][name]
+                if kind == I16 and rule.max_in_scale16 and q.scale > rule.max_in_scale16:
+                    q = Quant.tensor(float32_at_most(rule.max_in_scale16), 0)
+                    inputs[position] = self.requantized(name, q, kind)
             in_quants.append(q)
         if rule.weight is not None:
             inputs[rule.weight], wq = self.weight(node.inputs[rule.weight], rule.weight_axis)
@@ -310,6 +336,10 @@ class _Emitter:
                 bias_dtype = DType.INT64 if dtype == I16 else DType.INT32
                 inputs[rule.bias] = self.bias(bias, in_quants[0].scale, wq, bias_dtype)
         (out,) = node.outputs
+        if not is_real(g, out):  # a bool or an index: the type it has in the float graph
+            self.raw[out] = self.add_tensor(self.output_name(out, dtype), g.type_of(out))
+            self.nodes.append(Node(node.op, tuple(inputs), (self.raw[out],), node.attrs, node.name))
+            return
         if rule.output == "fixed":
             out_q = Quant.tensor(*(rule.fixed16 if dtype == I16 else rule.fixed))
         elif rule.output == "same_as_input":
@@ -317,7 +347,11 @@ class _Emitter:
         elif rule.output == "calibrated":
             lo, hi = self.ranges[out]
             ratio = rule.min_out_scale_ratio16 if dtype == I16 else rule.min_out_scale_ratio
-            out_q = activation_quant(lo, hi, dtype, min_scale=ratio * max(q.scale for q in in_quants))
+            low, high = ratio * max(q.scale for q in in_quants), np.inf
+            if rule.out_scale_bounds is not None and dtype == I8:
+                bound_low, high = rule.out_scale_bounds(in_quants)
+                low = max(low, bound_low)
+            out_q = activation_quant(lo, hi, dtype, min_scale=low, max_scale=high)
         attrs = dict(node.attrs)
         if node.op == "nn.pad" and "pad_value" in attrs:
             attrs["pad_value"] = float(quantize_array(np.array([attrs["pad_value"]]), out_q, dtype)[0])
@@ -327,15 +361,17 @@ class _Emitter:
         self.nodes.append(Node(node.op, tuple(inputs), (name,), attrs, node.name))
 
     def equalized_quant(self, node: Node, dtype: DType) -> Quant:
-        """concatenate: the inputs' common quantization if they already share one, else one covering all."""
-        data = [n for n in node.inputs if n and not self.g.tensors[n].is_constant]
+        """concatenate, maximum, minimum, where: the float-valued inputs' common quantization if they already
+        share one, else one covering all."""
+        values = [n for n in node.inputs if is_real(self.g, n)]
+        data = [n for n in values if not self.g.tensors[n].is_constant]
         for n in data:
             self.version(n, dtype)
         quants = {self.quants[dtype][n] for n in data}
-        if len(quants) == 1 and len(data) == len(node.inputs):
+        if len(quants) == 1 and len(data) == len(values):
             return quants.pop()
         lo, hi = self.ranges[node.outputs[0]]
-        for n in node.inputs:
+        for n in values:
             if self.g.tensors[n].is_constant:
                 d = self.g.constant(n)
                 a, b = float(d.min(initial=0.0)), float(d.max(initial=0.0))
