@@ -15,8 +15,12 @@ from micro_relay.ir.graph import Graph, Node
 ACTIVATIONS = {"none": "NONE", "relu": "RELU", "relu6": "RELU6", "relu_n1_to_1": "RELU_N1_TO_1"}
 SIMPLE = {"qnn.quantize": "QUANTIZE", "qnn.dequantize": "DEQUANTIZE", "sigmoid": "LOGISTIC", "tanh": "TANH",
           "nn.relu": "RELU", "nn.relu6": "RELU6", "nn.hard_swish": "HARD_SWISH", "maximum": "MAXIMUM",
-          "minimum": "MINIMUM", "greater": "GREATER", "less": "LESS", "where": "SELECT_V2", "abs": "ABS",
-          "nn.softmax": "SOFTMAX"}
+          "minimum": "MINIMUM", "where": "SELECT_V2", "abs": "ABS", "nn.softmax": "SOFTMAX", "rsqrt": "RSQRT",
+          "nn.elu": "ELU", "nn.l2_normalize": "L2_NORMALIZATION", "squared_difference": "SQUARED_DIFFERENCE",
+          "divide": "DIV", "nn.prelu": "PRELU", "equal": "EQUAL", "not_equal": "NOT_EQUAL", "less": "LESS",
+          "less_equal": "LESS_EQUAL", "greater": "GREATER", "greater_equal": "GREATER_EQUAL", "gather_nd": "GATHER_ND"}
+PAIRS = {"nn.mirror_pad": ("MIRROR_PAD", "pad_width"), "nn.space_to_batch_nd": ("SPACE_TO_BATCH_ND", "paddings"),
+         "nn.batch_to_space_nd": ("BATCH_TO_SPACE_ND", "crops")}
 
 
 def _same_or_valid(in_hw, out_hw, kernel, strides, padding, transposed=False) -> str:
@@ -94,6 +98,22 @@ class _Exporter:
                 raise ValueError("strided_slice with shrunk axes is not exported")
             self.b.op("STRIDED_SLICE", [ins[0], self.ints(a["begin"]), self.ints(a["end"]), self.ints(a["strides"])],
                       outs)
+        elif n.op == "nn.batch_matmul":
+            self.b.op("BATCH_MATMUL", ins, outs, adj_x=bool(a.get("adj_x", False)), adj_y=bool(a.get("adj_y", False)))
+        elif n.op == "take":
+            self.b.op("GATHER", ins, outs, axis=int(a.get("axis", 0)), batch_dims=int(a.get("batch_dims", 0)))
+        elif n.op == "tile":
+            self.b.op("TILE", [ins[0], self.ints(a["reps"])], outs)
+        elif n.op == "broadcast_to":
+            self.b.op("BROADCAST_TO", [ins[0], self.ints(a["shape"])], outs)
+        elif n.op in PAIRS:
+            op, key = PAIRS[n.op]
+            pairs = self.ints(np.reshape(a[key], (-1, 2)))
+            extra = {"mode": a.get("mode", "REFLECT")} if op == "MIRROR_PAD" else {}
+            block = [self.ints(a["block_shape"])] if "block_shape" in a else []
+            self.b.op(op, [ins[0], *block, pairs], outs, **extra)
+        elif n.op in ("nn.space_to_depth", "nn.depth_to_space"):
+            self.b.op(n.op.removeprefix("nn.").upper(), ins, outs, block_size=int(a["block_size"]))
         elif n.op == "concatenate":
             self.b.op("CONCATENATION", ins, outs, axis=int(a["axis"]))
         elif n.op == "image.resize2d":

@@ -287,7 +287,9 @@ class _Emitter:
     def emit_float(self, node: Node) -> None:
         inputs = []
         for name in node.inputs:
-            if name and self.g.tensors[name].is_constant:
+            if name and not is_real(self.g, name):
+                inputs.append(self.raw_input(name))
+            elif name and self.g.tensors[name].is_constant:
                 self.tensors[name] = self.g.tensors[name]
                 inputs.append(name)
             else:
@@ -303,6 +305,13 @@ class _Emitter:
             outputs.append(out)
         self.nodes.append(Node(node.op, tuple(inputs), tuple(outputs), node.attrs, node.name))
 
+    def raw_input(self, name: str) -> str:
+        """A tensor that is not float in the float graph, as it is (a constant is copied in on first use)."""
+        if self.g.tensors[name].is_constant:
+            self.tensors[name] = self.g.tensors[name]
+            return name
+        return self.raw[name]
+
     def emit_int(self, node: Node, dtype: DType) -> None:
         g, rule = self.g, RULES[node.op]
         inputs = list(node.inputs)
@@ -314,9 +323,7 @@ class _Emitter:
             if not name or position in (rule.weight, rule.bias):
                 continue
             if not is_real(g, name):
-                if g.tensors[name].is_constant:
-                    self.tensors[name] = g.tensors[name]
-                inputs[position] = self.version(name, dtype)
+                inputs[position] = self.raw_input(name)
                 continue
             kind = I8 if position in rule.int8_inputs else dtype
             if g.tensors[name].is_constant:

@@ -4,7 +4,10 @@ One rule per op that has an int8 kernel; an op without a rule has none (the pass
 keeps it in float): exp, log, gelu, erf, negative, layer_norm, gru and the other float-only ops, and also
 lstm and svdf, whose integer kernels need a scale per gate and state that post-training calibration of the
 IR does not produce. Every rule also holds for int16 activations (TFLite's 16x8 scheme: symmetric, zero
-point 0) unless `int16` is False (the op has no int16 kernel, or TFLite Micro refuses it in int16).
+point 0) unless `int16` is False: the op has no int16 kernel, or TFLite Micro does not run it on int16
+(REDUCE_MAX/MIN, ARG_MAX/MIN, RESIZE_BILINEAR, GATHER, GATHER_ND, MIRROR_PAD, SPACE_TO_DEPTH,
+DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, and TILE, which it lacks), so that every quantized
+graph is one TFLite Micro runs; a copy after an int16 layer then reads an int8 version of it.
 Tensors that are not float in the float graph (comparison results, argmax indices, take's indices) are
 neither calibrated nor converted: every node reads and writes them as they are.
 The output policies follow what the kernels' `prepare` accepts, which is what TFLite Micro accepts:
@@ -12,7 +15,8 @@ The output policies follow what the kernels' `prepare` accepts, which is what TF
   needs nothing more, its clamp comes from the output range (relu: the range starts at 0, so zp = -128);
 - same_as_input: the input's quantization, because the kernel does not rescale (pooling, reshape, pad,
   strided_slice, transpose, relu6 which clamps in the input's quantization, the byte-copy ops (tile,
-  take, space_to_depth, ...), resize2d, and max/min reductions, which compare raw values);
+  take, space_to_depth, ...), resize2d, which blends raw values, and max/min reductions, which compare
+  them);
 - equal_inputs: concatenate copies raw bytes, and maximum, minimum and where pick raw values, so every
   float-valued input must carry the output's quantization: the output covers the union of the input
   ranges and inputs that differ are requantized (qnn.quantize) first (where's bool condition is left be);
@@ -68,6 +72,7 @@ _TABLE_IN_SCALE = 32767.0 / 12288.0
 _COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 _COPIES = ("take", "gather_nd", "tile", "broadcast_to", "nn.mirror_pad", "nn.space_to_depth", "nn.depth_to_space",
            "nn.space_to_batch_nd", "nn.batch_to_space_nd")
+_COPIES16 = ("broadcast_to",)  # the only copy TFLite Micro runs on int16
 
 RULES: dict[str, Rule] = {
     "nn.conv2d": Rule(weight_axis=0, **_CONV),
@@ -108,11 +113,11 @@ RULES: dict[str, Rule] = {
     **{op: Rule(int16=False) for op in _COMPARISONS},  # bool outputs; int8 inputs each keep their own scale
     # reductions and resizing
     "sum": Rule(),
-    "max": Rule(output="same_as_input"),
-    "min": Rule(output="same_as_input"),
-    "argmax": Rule(),  # int32 index output
-    "argmin": Rule(),
-    "image.resize2d": Rule(output="same_as_input", follows_input=True),
+    "max": Rule(output="same_as_input", int16=False),
+    "min": Rule(output="same_as_input", int16=False),
+    "argmax": Rule(int16=False),  # int32 index output
+    "argmin": Rule(int16=False),
+    "image.resize2d": Rule(output="same_as_input", follows_input=True, int16=False),
     # data movement: raw copies
-    **{op: Rule(output="same_as_input", follows_input=True) for op in _COPIES},
+    **{op: Rule(output="same_as_input", follows_input=True, int16=op in _COPIES16) for op in _COPIES},
 }
