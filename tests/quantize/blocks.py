@@ -7,7 +7,10 @@ Convolutions use 'SAME' padding (symmetric for odd kernels) so the tests can als
 
 from __future__ import annotations
 
-from micro_relay.ir.graph import Tensor
+import numpy as np
+
+from micro_relay.ir.graph import Graph, Node, Tensor
+from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, TensorType
 
 from .graphs import Builder
@@ -133,3 +136,27 @@ BLOCKS = {
     "maxout_select": (maxout_select, 1.0),
 }
 
+
+
+def float_islands() -> object:
+    """A keyword model whose middle has no integer kernel (layer_norm, gelu, a GRU, exp, log, erf, negative):
+    x[1,49,10] ─ dense 16 ─ reshape [1,49,16] ─ layer_norm ─ gelu ─ gru 16 ─► seq, last ─ negative ─ exp ─ log ─ erf
+    ─ dense 12 ─► logits"""
+    b = Builder(26)
+    x = b.input("x", (1, 49, 10))
+    h = b.op("reshape", (b.dense(x, "frames", 16),), "frames3", newshape=(1, 49, 16))
+    norm = b.op("nn.layer_norm", (h, b.const("ln.g", 1 + 0.1 * b.rng.standard_normal(16)),
+                                  b.const("ln.b", 0.1 * b.rng.standard_normal(16))), "norm", axis=-1)
+    g = b.op("nn.gelu", (norm,), "gelu")
+    weights = [b.weights("gru.w", (48, 16), 16), b.weights("gru.r", (48, 16), 16),
+               b.const("gru.wb", 0.1 * b.rng.standard_normal(48)), b.const("gru.rb", 0.1 * b.rng.standard_normal(48)),
+               b.const("gru.h0", np.zeros((1, 16)))]
+    node = Node("nn.gru", (g, *weights), ("seq", "last"), {}, "gru")
+    for name in node.outputs:
+        b.tensors[name] = Tensor(name, TensorType((1,), DType.FLOAT32))
+    probe = Graph(b.tensors, (*b.nodes, node), tuple(b.inputs), node.outputs)
+    for name, ttype in zip(node.outputs, get_op("nn.gru").infer(probe, node)):
+        b.tensors[name] = Tensor(name, ttype)
+    b.nodes.append(node)
+    t = b.op("log", (b.op("exp", (b.op("negative", ("last",), "neg"),), "exp"),), "log")
+    return b.graph(b.dense(b.op("erf", (t,), "erf"), "logits", 12))

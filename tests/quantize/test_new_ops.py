@@ -21,7 +21,7 @@ from micro_relay.reference import run
 
 from support.tflm_oracle import tflm_run
 
-from .blocks import BLOCKS
+from .blocks import BLOCKS, float_islands
 from .graphs import samples
 from .op_cases import CASES
 from .support import assert_c_matches_reference, split
@@ -149,8 +149,14 @@ def block_metrics(graph, q, test) -> dict:
             "mean_steps": float(steps.mean()), "sqnr_db": float(sqnr)}
 
 
-# measured with 48 calibration and 64 held-out samples (seeds 0 and 7), minmax, per channel:
-MIN_TOP1 = {"mobilenet_v3": 0.9, "efficientnet": 0.9, "shufflenet_v2": 0.9, "unet": 0.9, "maxout_select": 0.85}
+# 48 calibration and 64 held-out samples (seeds 0 and 7), minmax, per channel; measured top-1 agreement,
+# largest / mean error in output steps, SQNR:
+#   mobilenet_v3   100.0%   4.9 / 0.70   35.6 dB      (hard_swish, hard-sigmoid squeeze-excite)
+#   efficientnet    96.9%  10.1 / 0.84   34.2 dB      (sigmoid * x, sigmoid squeeze-excite)
+#   shufflenet_v2   98.4%  13.9 / 0.65   38.0 dB      (split, concatenate, channel shuffle)
+#   unet            98.9%   8.8 / 0.65   30.6 dB      (per pixel; resize, conv2d_transpose, concatenate)
+#   maxout_select   96.9%  23.5 / 1.03   22.8 dB      (a select flips where the comparison is near its edge)
+MIN_TOP1 = {"mobilenet_v3": 0.95, "efficientnet": 0.9, "shufflenet_v2": 0.95, "unet": 0.95, "maxout_select": 0.9}
 
 
 @pytest.mark.parametrize("block", BLOCKS)
@@ -160,7 +166,7 @@ def test_block_quantizes_close_to_float_and_matches_tflite_micro(block, tmp_path
     make, scale = BLOCKS[block]
     graph = make()
     calibration = samples(graph, 48, seed=0, scale=scale)
-    q, report = quantize_with_report(graph, calibration)
+    q, _ = quantize_with_report(graph, calibration)
     assert [n.op for n in q.nodes if n.op not in ("qnn.quantize", "qnn.dequantize")
             and q.type_of(n.outputs[0]).dtype == DType.FLOAT32] == []
     assert assert_rule_policies(q) >= len(graph.nodes) - 2
@@ -176,3 +182,28 @@ def test_block_quantizes_close_to_float_and_matches_tflite_micro(block, tmp_path
     rng = np.random.default_rng(3)
     ints = [[rng.integers(-128, 128, q8.type_of(n).shape).astype(np.int8) for n in q8.inputs] for _ in range(4)]
     assert_tflm_agrees(q8, ints, [run(q8, s) for s in ints])
+
+
+KEPT = ("layer_norm", "gelu", "gru", "negative", "exp", "log", "erf")
+
+
+def test_ops_without_integer_kernels_stay_float(tmp_path):
+    """float_islands (blocks.py): without --keep-float the one-line refusal names all seven ops; with it they
+    run in float between one dequantize (after the int8 reshape, which follows the dense) and one quantize
+    (before the int8 dense), the GRU's weights stay float, and the C matches the reference interpreter."""
+    graph = float_islands()
+    with pytest.raises(CompileError) as info:
+        quantize_with_report(graph, samples(graph, 4, seed=0))
+    message = str(info.value)
+    assert "\n" not in message
+    assert "no int8 kernel for ops erf, exp, log, negative, nn.gelu, nn.gru, nn.layer_norm" in message
+    assert "--keep-float nn.gru" in message
+    q, report = quantize_with_report(graph, samples(graph, 32, seed=0), QuantizeOptions(keep_float=KEPT))
+    assert [(n.op, q.type_of(n.outputs[0]).dtype) for n in q.nodes] == [
+        ("qnn.quantize", I8), ("nn.dense", I8), ("reshape", I8), ("qnn.dequantize", DType.FLOAT32),
+        *[(op, DType.FLOAT32) for op in ("nn.layer_norm", "nn.gelu", "nn.gru", "negative", "exp", "log", "erf")],
+        ("qnn.quantize", I8), ("nn.dense", I8), ("qnn.dequantize", DType.FLOAT32)]
+    gru = next(n for n in q.nodes if n.op == "nn.gru")
+    assert all(q.type_of(n).dtype == DType.FLOAT32 for n in gru.inputs)
+    assert dict(report.outputs)["logits"] > MIN_SQNR_DB
+    assert_c_matches_reference(q, split(samples(q, 4, seed=7), q), tmp_path)

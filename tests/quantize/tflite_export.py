@@ -46,9 +46,9 @@ class _Exporter:
         kwargs = {}
         if q is not None:
             per_channel = q.axis is not None and len(q.scales) > 1
-            kwargs = dict(scale=list(q.scales) if per_channel else q.scales[0],
-                          zero_point=list(q.zero_points) if per_channel else q.zero_points[0],
-                          axis=q.axis if per_channel else None)
+            kwargs = {"scale": list(q.scales) if per_channel else q.scales[0],
+                      "zero_point": list(q.zero_points) if per_channel else q.zero_points[0],
+                      "axis": q.axis if per_channel else None}
         return self.b.tensor(name, t.type.shape, t.type.dtype.numpy, data=t.data, **kwargs)
 
     def ints(self, values) -> str:
@@ -66,8 +66,8 @@ class _Exporter:
             kernel = g.type_of(ins[1]).shape[1:3]
             padding = _same_or_valid(shape[1:3], g.type_of(outs[0]).shape[1:3], kernel, a.get("strides", (1, 1)),
                                      a.get("padding", (0, 0, 0, 0)))
-            opts = dict(padding=padding, stride=tuple(a.get("strides", (1, 1))),
-                        activation=ACTIVATIONS[a.get("activation", "none")])
+            opts = {"padding": padding, "stride": tuple(a.get("strides", (1, 1))),
+                    "activation": ACTIVATIONS[a.get("activation", "none")]}
             if n.op == "nn.conv2d":
                 self.b.op("CONV_2D", ins, outs, **opts)
             else:

@@ -35,8 +35,8 @@ ADD and SUB rescale their inputs after a left shift of 20 bits in int8 but 15 in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)
