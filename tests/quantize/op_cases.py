@@ -115,6 +115,7 @@ CASES = {
     "take embedding rows [1,64]": (with_constant("take", (1, 64), np.array([3, 0, 63, 7]), axis=1), normal(), False),
     "gather_nd [4,8]": (with_constant("gather_nd", (4, 8), np.array([[1], [3], [0]])), normal(), False),
     "tile [1,1,1,16]": (unary("tile", (1, 1, 1, 16), reps=(1, 4, 4, 1)), normal(), False),
+    "full of a runtime scalar -> [1,8,16]": (unary("full", (), shape=(1, 8, 16)), normal(), False),
     "broadcast_to [1,1,16]": (unary("broadcast_to", (1, 1, 16), shape=(1, 8, 16)), normal(), True),
     "mirror_pad [1,8,8,4]": (unary("nn.mirror_pad", (1, 8, 8, 4), pad_width=(0, 0, 1, 1, 2, 2, 0, 0)),
                              normal(), False),

@@ -104,6 +104,8 @@ class _Exporter:
             self.b.op("GATHER", ins, outs, axis=int(a.get("axis", 0)), batch_dims=int(a.get("batch_dims", 0)))
         elif n.op == "tile":
             self.b.op("TILE", [ins[0], self.ints(a["reps"])], outs)
+        elif n.op == "full":
+            self.b.op("FILL", [self.ints(a["shape"]), ins[0]], outs)
         elif n.op == "broadcast_to":
             self.b.op("BROADCAST_TO", [ins[0], self.ints(a["shape"])], outs)
         elif n.op in PAIRS:
