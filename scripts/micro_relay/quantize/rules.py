@@ -4,8 +4,9 @@ One rule per op that has an int8 kernel; an op without a rule has none (the pass
 keeps it in float): exp, log, gelu, erf, negative, layer_norm, gru and the other float-only ops; lstm and
 svdf, whose integer kernels need a scale per gate and state that post-training calibration of the IR does
 not produce; cast (an int8 -> int32 cast would give raw codes, not values); zeros_like (its raw zeros are
-real zero only at zero point 0) and assign (a state's quantization would have to outlive one calibration). Every rule also holds for int16 activations (TFLite's 16x8 scheme: symmetric, zero
-point 0) unless `int16` is False: the op has no int16 kernel, or TFLite Micro does not run it on int16
+real zero only at zero point 0) and assign (a state's quantization would have to outlive one calibration).
+Every rule also holds for int16 activations (TFLite's 16x8 scheme: symmetric, zero point 0) unless `int16`
+is False: the op has no int16 kernel, or TFLite Micro does not run it on int16
 (REDUCE_MAX/MIN, ARG_MAX/MIN, RESIZE_BILINEAR, GATHER, GATHER_ND, FILL, MIRROR_PAD, SPACE_TO_DEPTH,
 DEPTH_TO_SPACE, SPACE_TO_BATCH_ND, BATCH_TO_SPACE_ND, and TILE, which it lacks), so that every quantized
 graph is one TFLite Micro runs; a copy after an int16 layer then reads an int8 version of it.
