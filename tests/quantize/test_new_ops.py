@@ -12,7 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from micro_relay.cli import main
 from micro_relay.errors import CompileError
+from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.ir.types import DType, Quant
 from micro_relay.quantize import QuantizeOptions, quantize_with_report
 from micro_relay.quantize.params import quantize_array
@@ -207,3 +209,47 @@ def test_ops_without_integer_kernels_stay_float(tmp_path):
     assert all(q.type_of(n).dtype == DType.FLOAT32 for n in gru.inputs)
     assert dict(report.outputs)["logits"] > MIN_SQNR_DB
     assert_c_matches_reference(q, split(samples(q, 4, seed=7), q), tmp_path)
+
+
+def float_tflite(path):
+    """x[1,8,8,4] ─ CONV_2D 8 ─ HARD_SWISH ─ RESIZE_NEAREST_NEIGHBOR 16x16 ─┐
+                └ RESIZE_BILINEAR 16x16 (half pixel) ───────────── CONCATENATION ─ MAXIMUM -0.2 ─ MEAN ─
+    FULLY_CONNECTED 5 ─► y, float32, seeded weights; 16 calibration samples beside it."""
+    rng = np.random.default_rng(12)
+    b = TFLiteBuilder()
+
+    def const(name, data, dtype="float32"):
+        data = np.asarray(data, dtype)
+        return b.tensor(name, data.shape, dtype, data=data)
+
+    def act(name, shape):
+        return b.tensor(name, shape, "float32")
+
+    x, size = act("x", (1, 8, 8, 4)), const("size", [16, 16], "int32")
+    b.op("CONV_2D", [x, const("w", rng.standard_normal((8, 3, 3, 4)) * 0.3), const("b", np.zeros(8))],
+         [act("c", (1, 8, 8, 8))], padding="SAME")
+    b.op("HARD_SWISH", ["c"], [act("h", (1, 8, 8, 8))])
+    b.op("RESIZE_NEAREST_NEIGHBOR", ["h", size], [act("up", (1, 16, 16, 8))])
+    b.op("RESIZE_BILINEAR", [x, size], [act("ux", (1, 16, 16, 4))], half_pixel_centers=True)
+    b.op("CONCATENATION", ["up", "ux"], [act("cat", (1, 16, 16, 12))], axis=3)
+    b.op("MAXIMUM", ["cat", const("floor", [-0.2])], [act("m", (1, 16, 16, 12))])
+    b.op("MEAN", ["m", const("axes", [1, 2], "int32")], [act("p", (1, 12))])
+    b.op("FULLY_CONNECTED", ["p", const("w2", rng.standard_normal((5, 12)) * 0.3), const("b2", np.zeros(5))],
+         [act("y", (1, 5))])
+    path.write_bytes(b.inputs(x).outputs("y").build())
+    np.save(path.with_suffix(".npy"), rng.standard_normal((16, 1, 8, 8, 4)).astype(np.float32))
+    return path, path.with_suffix(".npy")
+
+
+def test_cli_quantizes_a_float_tflite_model_with_new_ops(tmp_path, capsys):
+    model, calibration = float_tflite(tmp_path / "net.tflite")
+    out = tmp_path / "out"
+    code = main(["compile", str(model), "-o", str(out), "--quantize", "int8", "--calibration", str(calibration)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "kept in float" not in err and "nn.hard_swish int8" in " ".join(err.split())
+    source = (out / "net.c").read_text()
+    for call in ("mr_conv2d_s8", "mr_lut_s8(", "mr_resize_nearest(", "mr_resize_bilinear_s8(", "mr_concatenate(",
+                 "mr_maximum_s8(", "mr_mean_s8(", "mr_dense_s8"):
+        assert call in source, call
+    assert "_f32(" not in source.replace("mr_quantize_f32_s8(", "")
