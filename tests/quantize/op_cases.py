@@ -89,6 +89,7 @@ CASES = {
     "sigmoid [1,64]": (unary("sigmoid", (1, 64)), normal(4.0), True),
     "tanh [1,64]": (unary("tanh", (1, 64)), normal(2.0), True),
     "sigmoid wide input [1,64]": (unary("sigmoid", (1, 64)), normal(2e5), True),
+    "tanh tiny input [1,64]": (unary("tanh", (1, 64)), normal(1e-10), True),
     # binary math
     "maximum broadcast [1,8,8,16] [1,1,1,16]": (binary("maximum", (1, 8, 8, 16), (1, 1, 1, 16)), normal(), True),
     "minimum [1,8,8,16]": (binary("minimum", (1, 8, 8, 16), (1, 8, 8, 16)), normal(), True),

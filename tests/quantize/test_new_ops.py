@@ -32,7 +32,8 @@ from .tflite_export import to_tflite
 I8, I16 = DType.INT8, DType.INT16
 NO_TFLM = {"tile"}  # TFLite Micro has no TILE; the output is checked against numpy's tile instead
 LOW_SQNR = {"divide wide divisor [1,16]": 12.0,  # the output scale is narrowed to s1 / (64 s2): large quotients clip
-            "sigmoid wide input [1,64]": 18.0}  # an int8 input step of ~6000 (inputs of +-8e5)
+            "sigmoid wide input [1,64]": 18.0,  # an int8 input step of ~6000 (inputs of +-8e5)
+            "tanh tiny input [1,64]": -1.0}  # outputs of ~1e-10 are all 0 in steps of 2^-7 or 2^-15: 0 dB
 MIN_SQNR_DB = 28.0
 
 
@@ -97,15 +98,19 @@ def test_op_quantizes_as_tflite_micro_runs_it(case, dtype):
     assert_tflm_agrees(q, held_out, ours)
 
 
-def test_int16_sigmoid_input_scale_is_capped():
-    """Inputs of +-8e5 would need an int16 scale of ~25; int16 LOGISTIC takes at most 32767 / 12288, so the
-    quantizer requantizes its input to that scale (the values it clips all give sigmoid's limits)."""
-    make, draw, _ = CASES["sigmoid wide input [1,64]"]
+@pytest.mark.parametrize("case, op, bound", [("sigmoid wide input [1,64]", "sigmoid", 32767 / 12288),
+                                             ("tanh tiny input [1,64]", "tanh", 2.0 ** -30 / 12288)])
+def test_int16_sigmoid_and_tanh_input_scale_is_kept_in_range(case, op, bound):
+    """Inputs of +-8e5 would need an int16 scale of ~25, inputs of +-5e-10 one of ~1.5e-14; int16 LOGISTIC and
+    TANH take 2^-30 / 12288 to 32767 / 12288, so the quantizer requantizes the input to the nearer end (the
+    values it clips all give the limits; the ones it rounds away are within 1e-13 of 0)."""
+    make, draw, _ = CASES[case]
     graph = make()
-    q, _ = quantize_with_report(graph, draw(graph, 8, 0), QuantizeOptions(int16=("sigmoid",)))
-    node = next(n for n in q.nodes if n.op == "sigmoid")
-    assert q.type_of(node.inputs[0]).quant == Quant.tensor(float(np.float32(32767 / 12288)), 0)
-    assert float(q.type_of("x/int16").quant.scale) > 20
+    q, _ = quantize_with_report(graph, draw(graph, 8, 0), QuantizeOptions(int16=(op,)))
+    node = next(n for n in q.nodes if n.op == op)
+    np.testing.assert_allclose(q.type_of(node.inputs[0]).quant.scale, bound, rtol=1e-6)
+    assert q.type_of(node.inputs[0]).quant.zero_point == 0
+    assert q.type_of("x/int16").quant.scale != q.type_of(node.inputs[0]).quant.scale
 
 
 def test_divide_output_scale_is_narrowed_to_what_the_kernel_allows():
@@ -253,3 +258,14 @@ def test_cli_quantizes_a_float_tflite_model_with_new_ops(tmp_path, capsys):
                  "mr_maximum_s8(", "mr_mean_s8(", "mr_dense_s8"):
         assert call in source, call
     assert "_f32(" not in source.replace("mr_quantize_f32_s8(", "")
+
+
+def test_int8_tanh_input_scale_is_at_least_two_to_the_minus_28():
+    """Below 2^-28 TFLite Micro's int8 TANH and LOGISTIC overflow their int input radius and saturate every
+    input (measured: +-1 where 0 is right); the quantizer requantizes such an input to 2^-28, same zero point."""
+    make, draw, _ = CASES["tanh tiny input [1,64]"]
+    graph = make()
+    q, _ = quantize_with_report(graph, draw(graph, 8, 0))
+    node = next(n for n in q.nodes if n.op == "tanh")
+    before, after = q.type_of("x/int8").quant, q.type_of(node.inputs[0]).quant
+    assert before.scale < 2.0 ** -28 and after == Quant.tensor(2.0 ** -28, before.zero_point)

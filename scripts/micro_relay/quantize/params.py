@@ -55,7 +55,7 @@ def _bounded(value: float, low: float, high: float) -> float:
     """value raised to low, else lowered to high, as float32 still within the bound it met."""
     if value >= low and value > high:
         return float32_at_most(high)
-    return _float32_at_least(max(value, low))
+    return float32_at_least(max(value, low))
 
 
 def float32_at_most(value: float) -> float:
@@ -66,7 +66,7 @@ def float32_at_most(value: float) -> float:
     return float(scale)
 
 
-def _float32_at_least(value: float) -> float:
+def float32_at_least(value: float) -> float:
     """The float32 nearest `value` that is not below it (so a bound like ADD's stays met)."""
     scale = np.float32(value)
     if float(scale) < value:

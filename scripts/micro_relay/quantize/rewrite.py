@@ -39,7 +39,7 @@ from ..ir.registry import get_op
 from ..ir.types import DType, Quant, TensorType
 from ..ir.verify import verify
 from .domains import CONVERSION_OPS, is_real, plan_domains, refuse_quantized  # noqa: F401 (re-exported)
-from .params import activation_quant, bias_quant, float32_at_most, quant_range, quantize_array, weight_quant
+from .params import activation_quant, bias_quant, float32_at_least, float32_at_most, quant_range, quantize_array, weight_quant
 from .rules import RULES
 
 F32, I8, I16 = DType.FLOAT32, DType.INT8, DType.INT16
@@ -255,8 +255,10 @@ class _Emitter:
                 inputs[position], q = self.requantized(name, out_q, kind), out_q
             else:
                 inputs[position], q = self.version(name, kind), self.quants[kind][name]
-                if kind == I16 and rule.max_in_scale16 and q.scale > rule.max_in_scale16:
-                    q = Quant.tensor(float32_at_most(rule.max_in_scale16), 0)
+                bounds = rule.in_scales16 if kind == I16 else rule.in_scales
+                if bounds and not bounds[0] <= q.scale <= bounds[1]:
+                    scale = float32_at_most(bounds[1]) if q.scale > bounds[1] else float32_at_least(bounds[0])
+                    q = Quant.tensor(scale, q.zero_point)  # the same real zero, a coarser or finer step
                     inputs[position] = self.requantized(name, q, kind)
             in_quants.append(q)
         if rule.weight is not None:

@@ -27,8 +27,11 @@ The output policies follow what the kernels' `prepare` accepts, which is what TF
 Some kernels bound the output scale by the input scales: ADD and SUB (below), hard_swish (its output
 exponent must not be positive: out_s > in_s / 128), divide (s1 / (s2 so) in [2^6, 2^23), so a wide
 calibrated output is narrowed, `divide_bounds`). int16 sigmoid and tanh move the input to the table's
-scale 1/12288 with a multiplier of at most 32767, so their input scale is capped at 32767 / 12288 (inputs
-beyond +-87000, where both have long saturated, clip). PReLU's alpha is int8 even in an int16 PReLU
+scale 1/12288 with a multiplier in 1..32767, so their input scale lies in [2^-30 / 12288, 32767 / 12288]:
+a wider input is requantized to the upper end (inputs beyond +-87000, where both have long saturated,
+clip), a narrower one (inputs within +-2e-9) to the lower. In int8 their input scale must be at least
+2^-28: below it TFLite Micro's input radius, 15 * 2^27 / 2^shift computed as an int, overflows (it then
+saturates every input, where the exact answer is the middle code). PReLU's alpha is int8 even in an int16 PReLU
 (`int8_inputs`), as TFLite Micro requires.
 Weight inputs (conv, depthwise, transpose conv, dense) are quantized symmetric int8 per output channel along
 `weight_axis`, their bias to int32 (int64 for int16 activations) with scale in_s * w_s.
@@ -54,7 +57,8 @@ class Rule:
     fixed16: tuple[float, int] | None = None  # (scale, zero point) for output "fixed" in int16
     min_out_scale_ratio16: float = 0.0  # min_out_scale_ratio in int16
     out_scale_bounds: Callable | None = None  # input quants -> (lowest, highest) output scale, int8
-    max_in_scale16: float | None = None  # int16 inputs with a larger scale are requantized to this one
+    in_scales: tuple[float, float] | None = None  # int8 inputs with a scale outside are requantized into it
+    in_scales16: tuple[float, float] | None = None  # in_scales for int16 inputs
     int8_inputs: tuple[int, ...] = ()  # input positions that stay int8 in an int16 node
 
 
@@ -70,7 +74,8 @@ _ADD_BOUND = dict(min_out_scale_ratio=2.0 / (1 << 20),  # ADD/SUB: 2 max(s1, s2)
                   min_out_scale_ratio16=2.0 / (1 << 15))  # in int16: 2 max(s1, s2) / (2^15 out_s)
 
 _Q15 = (1.0 / 32768, 0)
-_TABLE_IN_SCALE = 32767.0 / 12288.0
+_TABLE_IN_SCALES = (2.0 ** -30 / 12288.0, 32767.0 / 12288.0)
+_Q4_IN_SCALES = (2.0 ** -28, float("inf"))  # LOGISTIC/TANH int8: the input radius fits TFLite Micro's int
 _COMPARISONS = ("equal", "not_equal", "less", "less_equal", "greater", "greater_equal")
 _COPIES = ("take", "gather_nd", "tile", "broadcast_to", "nn.mirror_pad", "nn.space_to_depth", "nn.depth_to_space",
            "nn.space_to_batch_nd", "nn.batch_to_space_nd")
@@ -96,8 +101,10 @@ RULES: dict[str, Rule] = {
     "transpose": Rule(output="same_as_input", follows_input=True),
     "concatenate": Rule(output="equal_inputs", follows_input=True),
     "nn.softmax": Rule(output="fixed", fixed=(1.0 / 256, -128), fixed16=(1.0 / 32768, 0)),
-    "sigmoid": Rule(output="fixed", fixed=(1.0 / 256, -128), fixed16=_Q15, max_in_scale16=_TABLE_IN_SCALE),
-    "tanh": Rule(output="fixed", fixed=(1.0 / 128, 0), fixed16=_Q15, max_in_scale16=_TABLE_IN_SCALE),
+    "sigmoid": Rule(output="fixed", fixed=(1.0 / 256, -128), fixed16=_Q15, in_scales=_Q4_IN_SCALES,
+                    in_scales16=_TABLE_IN_SCALES),
+    "tanh": Rule(output="fixed", fixed=(1.0 / 128, 0), fixed16=_Q15, in_scales=_Q4_IN_SCALES,
+                 in_scales16=_TABLE_IN_SCALES),
     # element-wise unary math
     "abs": Rule(),
     "rsqrt": Rule(),
