@@ -71,7 +71,8 @@ def assert_rule_policies(q) -> int:
     return checked
 
 
-OP_RUNS = [(name, dtype) for name, (_, _, wide) in CASES.items() for dtype in (("int8", "int16") if wide else ("int8",))]
+OP_RUNS = [(name, dtype) for name, (_, _, wide) in CASES.items()
+           for dtype in (("int8", "int16") if wide else ("int8",))]
 
 
 @pytest.mark.parametrize("case, dtype", OP_RUNS, ids=[f"{n}-{d}" for n, d in OP_RUNS])

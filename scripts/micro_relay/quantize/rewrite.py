@@ -39,7 +39,8 @@ from ..ir.registry import get_op
 from ..ir.types import DType, Quant, TensorType
 from ..ir.verify import verify
 from .domains import CONVERSION_OPS, is_real, plan_domains, refuse_quantized  # noqa: F401 (re-exported)
-from .params import activation_quant, bias_quant, float32_at_least, float32_at_most, quant_range, quantize_array, weight_quant
+from .params import (activation_quant, bias_quant, float32_at_least, float32_at_most, quant_range, quantize_array,
+                     weight_quant)
 from .rules import RULES
 
 F32, I8, I16 = DType.FLOAT32, DType.INT8, DType.INT16
