@@ -13,6 +13,7 @@ import numpy as np
 from ...ir.types import DType, TensorType
 from .context import TO_NHWC, QConst, Value, channels_last
 from .converters import converts
+from .pool_dilated import dilated_pool
 
 F32 = DType.FLOAT32
 
@@ -97,8 +98,6 @@ def conv1d(ctx, attrs, args, out, hint):
 def _pool_checks(ctx, op, attrs, padding, layout):
     if str(attrs.layout) != layout:
         ctx.fail(f"pooling layout {attrs.layout} is not supported ({layout})")
-    if any(int(d) != 1 for d in attrs.dilation):
-        ctx.fail("dilated pooling is not supported")
     if bool(attrs.ceil_mode):
         ctx.fail("ceil_mode pooling is not supported")
     if op == "nn.avg_pool2d" and bool(attrs.count_include_pad) and any(padding):
@@ -110,6 +109,9 @@ def _pool(op):
         padding = _ints(attrs.padding)
         _pool_checks(ctx, op, attrs, padding, "NCHW")
         data = ctx.nhwc_order(args[0], hint)
+        if any(int(d) != 1 for d in attrs.dilation):
+            return Value(dilated_pool(ctx, op, data, _ints(attrs.pool_size), _ints(attrs.strides),
+                                      _ints(attrs.dilation), padding, out.shape[2:], hint), nhwc=True)
         name = ctx.node(op, [data], TensorType(_nhwc_shape(out.shape), ctx.type_of(data).dtype), hint,
                         pool_size=_ints(attrs.pool_size), strides=_ints(attrs.strides), padding=padding)
         return Value(name, nhwc=True)
@@ -123,6 +125,10 @@ def _pool1d(op):
         _pool_checks(ctx, op, attrs, (left, right), "NCW")
         data = _as_2d(ctx, args[0], hint)
         n, c, width = out.shape
+        if any(int(d) != 1 for d in attrs.dilation):
+            name = dilated_pool(ctx, op, data, (1, *_ints(attrs.pool_size)), (1, *_ints(attrs.strides)),
+                                (1, *_ints(attrs.dilation)), (0, left, 0, right), (1, width), hint + "_pool")
+            return _from_2d(ctx, name, hint)
         name = ctx.node(op, [data], TensorType((n, 1, width, c), ctx.type_of(data).dtype), hint + "_pool",
                         pool_size=(1, *_ints(attrs.pool_size)), strides=(1, *_ints(attrs.strides)),
                         padding=(0, left, 0, right))

@@ -232,29 +232,6 @@ def strided_slice(ctx, attrs, args, out, hint):
                           newshape=out.shape))
 
 
-@converts("nn.pad")
-def pad(ctx, attrs, args, out, hint):
-    x = args[0]
-    mode = str(getattr(attrs, "pad_mode", "constant"))
-    if mode != "constant":
-        ctx.fail(f"pad mode '{mode}' is not supported (only constant)")
-    widths = [int(w) for w in attrs.pad_width]
-    value = float(args[1]) if len(args) > 1 and args[1] is not None and np.ndim(args[1]) == 0 else \
-        float(getattr(attrs, "pad_value", 0.0) or 0.0)
-    pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(len(widths) // 2)]
-    if any(b < 0 or a < 0 for b, a in pairs):
-        ctx.fail("negative padding (cropping) is not supported")
-    if x.nhwc:
-        pairs = [pairs[a] for a in channels_last(len(pairs))]
-    flat = tuple(v for pair in pairs for v in pair)
-    t = ctx.type_of(x.name)
-    attrs_out = {"pad_width": flat}
-    if value != 0.0:
-        attrs_out["pad_value"] = value
-    return Value(ctx.node("nn.pad", [x.name], _out(ctx, _shape_for(out, x.nhwc), t.dtype, t.quant), hint,
-                          **attrs_out), x.nhwc)
-
-
 @converts("mean")
 def mean(ctx, attrs, args, out, hint):
     """Mean over axes. NHWC input: with keepdims, or when both H and W go (what is left, N and C, has the

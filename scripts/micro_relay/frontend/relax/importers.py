@@ -26,6 +26,7 @@ from . import quiet
 from .names import escaped, shown
 from .onnx_checks import check_legacy_semantics, check_model, check_quantization, check_value_sizes, node_where
 from .onnx_constants import fold_onnx_constants, static_types
+from .onnx_overrides import converters_replaced
 from .onnx_pad import fold_pad_into_conv
 from .onnx_tensors import checked_size, element_type
 
@@ -35,6 +36,8 @@ SUPPORTED_ONNX_OPS = frozenset({
     "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul",
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
+    # mobile networks (convert_conv_transpose, convert_split, ...)
+    "ConvTranspose", "Split", "Pad",
 })
 IO_LAYOUTS = ("nhwc", "nchw")
 
@@ -156,7 +159,8 @@ def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Gra
 
     failure = None
     try:
-        mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
+        with converters_replaced():
+            mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
         mod = _simplify(mod, qdq)
     except CompileError:
         raise

@@ -1,9 +1,9 @@
 """Walk a Relax function's dataflow block and build a Micro Relay graph.
 
 Only what Micro Relay's IR can hold is accepted: one function, one dataflow block of calls to known Relax
-operators on tensors of static shape. Anything else (a symbolic dimension, a tuple-valued op, an operator
-without a converter) stops with a CompileError naming the binding. Converters live in `convert_nn` (ops
-with weights and windows) and `convert_tensor` (element-wise, shape and quantization ops).
+operators on tensors of static shape. A tuple-valued op (split) lowers to a list of values, which tuple
+indexing and a tuple-valued result take apart. Anything else (a symbolic dimension, an operator without a
+converter) stops with a CompileError naming the binding. Converters live in the convert_*.py modules.
 """
 
 from __future__ import annotations
@@ -94,9 +94,12 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
             ctx.values[binding.var] = _lower_binding(ctx, source, binding)
     ctx.where = f"{source}: outputs"
     results = body.body.fields if type(body.body).__name__ == "Tuple" else [body.body]
-    outputs = []
-    for index, var in enumerate(results):
+    values = []
+    for var in results:  # a tuple-valued result (split's parts) is its values, in order
         value = ctx.values.get(var)
+        values.extend(value if isinstance(value, list) else [value])
+    outputs = []
+    for index, value in enumerate(values):
         if not isinstance(value, Value):
             ctx.fail(f"output {index} is a constant; a model's outputs must be computed")
         name = value.name
@@ -121,6 +124,14 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
         return ctx.values[value]
     if kind in ("GenericConst", "Constant"):
         return _argument(ctx, value)
+    if kind == "TupleGetItem":  # one part of a tuple-valued op (split)
+        parts = ctx.values.get(value.tuple_value)
+        if not isinstance(parts, list):
+            ctx.where = f"{source}: {var.name}"
+            ctx.fail("a tuple element of something that is not a tuple of tensors")
+        return parts[int(value.index)]
+    if kind == "Tuple":
+        return [_argument(ctx, f) for f in value.fields]
     op = getattr(getattr(value, "op", None), "name", None)
     ctx.where = f"{source}: {var.name} = {op or kind}"
     if op is None:
@@ -137,7 +148,10 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
     if converter is None:
         supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
         ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")
-    out = static_type(var.ty, f"result of {op}", ctx.where)
+    if hasattr(var.ty, "fields"):  # a tuple-valued op: one type per part
+        out = [static_type(f, f"result {i} of {op}", ctx.where) for i, f in enumerate(var.ty.fields)]
+    else:
+        out = static_type(var.ty, f"result of {op}", ctx.where)
     args = [_argument(ctx, a) for a in value.args]
     result = converter(ctx, value.attrs, args, out, var.name)
     if isinstance(result, np.ndarray) and result.shape != out.shape:
