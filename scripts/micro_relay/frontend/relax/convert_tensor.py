@@ -65,6 +65,7 @@ def _shape_for(out, nhwc: bool) -> tuple[int, ...]:
 
 def _binary(op):
     def convert(ctx, attrs, args, out, hint):
+        args = [np.asarray(a, dtype=out.dtype) if isinstance(a, (int, float)) else a for a in args]  # PrimValues
         names, nhwc = elementwise_inputs(ctx, args, out, hint)
         return Value(ctx.node(op, names, _out(ctx, _shape_for(out, nhwc)), hint), nhwc)
 

@@ -12,8 +12,10 @@ the importer raises becomes one line naming the node it was converting. Names in
 (names.py).
 
 Relax passes, in this order (measured on apache-tvm 0.27): FoldBatchnormToConv2D, DecomposeOpsForInference,
-FoldConstant, CanonicalizeBindings, DeadCodeElimination. A QDQ model skips both folds: FoldConstant would
-turn dequantize(int8 weight) into float weights; its constant shape work is done by the lowering instead.
+CanonicalizeBindings, DeadCodeElimination. A QDQ model skips the batch-norm fold. Relax's FoldConstant is
+not run: it builds one TIR function per folded call (minutes on a 50-layer network), and would turn
+dequantize(int8 weight) into float weights; the lowering evaluates constant calls with numpy instead
+(constant_eval.py).
 """
 
 from __future__ import annotations
@@ -57,8 +59,8 @@ def _simplify(mod, qdq: bool):
     t = relax.transform
     passes = [t.DecomposeOpsForInference(), t.CanonicalizeBindings(), t.DeadCodeElimination()]
     if not qdq:
-        passes = [t.FoldBatchnormToConv2D(), t.DecomposeOpsForInference(), t.FoldConstant(),
-                  t.CanonicalizeBindings(), t.DeadCodeElimination()]
+        passes = [t.FoldBatchnormToConv2D(), t.DecomposeOpsForInference(), t.CanonicalizeBindings(),
+                  t.DeadCodeElimination()]
     return tvm.transform.Sequential(passes)(mod)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 from ...errors import CompileError
 from ...ir.graph import Graph, Tensor
 from ...ir.types import TensorType
+from . import constant_eval
 from .context import DTYPES, TO_NHWC, LowerContext, Value, channels_first
 from .converters import CONVERTERS, TIR_CONVERTERS
 
@@ -145,14 +146,17 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
                      f"Relay cannot map to one of its ops")
         out = static_type(var.ty, f"result of {function}", ctx.where)
         return converter(ctx, None, [_argument(ctx, a) for a in value.args[1].fields], out, var.name)
-    if converter is None:
-        supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
-        ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")
     if hasattr(var.ty, "fields"):  # a tuple-valued op: one type per part
         out = [static_type(f, f"result {i} of {op}", ctx.where) for i, f in enumerate(var.ty.fields)]
     else:
         out = static_type(var.ty, f"result of {op}", ctx.where)
     args = [_argument(ctx, a) for a in value.args]
+    folded = None if isinstance(out, list) else constant_eval.evaluate(op, value.attrs, args, out)
+    if folded is not None:
+        return folded
+    if converter is None:
+        supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
+        ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")
     result = converter(ctx, value.attrs, args, out, var.name)
     if isinstance(result, np.ndarray) and result.shape != out.shape:
         ctx.fail(f"internal: constant result {list(result.shape)} differs from {list(out.shape)}")
