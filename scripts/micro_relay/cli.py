@@ -182,7 +182,9 @@ def _cmd_ops(args) -> int:
     from .frontend.tflite.reader import BUILTIN_NAMES
     from .ir.registry import all_ops
 
-    print("Micro Relay ops: " + ", ".join(all_ops()))
+    print("Micro Relay ops (element types):")
+    for name, op in all_ops().items():
+        print(f"  {name:<24} {', '.join(d.value for d in op.dtypes)}")
     print("TFLite operators: " + ", ".join(sorted(BUILTIN_NAMES.get(code, str(code)) for code in CONVERTERS)))
     print("ONNX operators: " + ", ".join(sorted(SUPPORTED_ONNX_OPS)))
     return 0

@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ROOT
 from micro_relay.ir.registry import OpDef, all_ops
+from micro_relay.ir.types import DType
 from micro_relay.kernels.registry import kernels_for
 
 OPS = sorted(all_ops())
@@ -37,3 +38,10 @@ def test_no_op_defines_kernel_hooks(op):
     assert issubclass(cls, OpDef)
     for base in cls.__mro__:
         assert not KERNEL_HOOKS & set(vars(base)), f"{base.__qualname__} defines {KERNEL_HOOKS & set(vars(base))}"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_every_op_declares_its_dtypes(op):
+    """`micro-relay ops` lists each op's element types: an op without them would be listed as running none."""
+    dtypes = all_ops()[op].dtypes
+    assert dtypes and all(isinstance(d, DType) for d in dtypes), dtypes

@@ -28,6 +28,8 @@
 #define MR_ERR_SCRATCH 2
 /* NAME_invoke_with got a NULL arena or one not aligned to 16 bytes. */
 #define MR_ERR_ARENA 3
+/* A runtime index (gather positions) is outside the axis it indexes; TFLite Micro fails the same way. */
+#define MR_ERR_INDEX 4
 
 /* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
 #define MR_TRY(call)                                                                                           \
@@ -69,5 +71,6 @@
 #define MR_INT32 5
 #define MR_INT64 6
 #define MR_BOOL 7
+#define MR_UINT32 8
 
 #endif /* MICRO_RELAY_CRT_H */

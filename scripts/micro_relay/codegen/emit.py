@@ -41,6 +41,7 @@ _DTYPE_MACRO = {
     DType.INT32: "MR_INT32",
     DType.INT64: "MR_INT64",
     DType.BOOL: "MR_BOOL",
+    DType.UINT32: "MR_UINT32",
 }
 
 

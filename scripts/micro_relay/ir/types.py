@@ -21,6 +21,7 @@ class DType(enum.Enum):
     UINT8 = "uint8"
     INT16 = "int16"
     INT32 = "int32"
+    UINT32 = "uint32"
     INT64 = "int64"
     FLOAT32 = "float32"
     BOOL = "bool"
@@ -40,6 +41,7 @@ class DType(enum.Enum):
             DType.UINT8: "uint8_t",
             DType.INT16: "int16_t",
             DType.INT32: "int32_t",
+            DType.UINT32: "uint32_t",
             DType.INT64: "int64_t",
             DType.FLOAT32: "float",
             DType.BOOL: "uint8_t",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
+from ..ir.types import DType
 from ._common import ACTIVATION, apply_clamp, out_type
 from ._pooling import pool_infer, pool_macs, pool_prepare, pool_windows
 
@@ -19,6 +20,7 @@ from ._pooling import pool_infer, pool_macs, pool_prepare, pool_windows
 @register
 class AvgPool2d(OpDef):
     name = "nn.avg_pool2d"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"pool_size": Attr(tuple), "strides": Attr(tuple, (1, 1)), "padding": Attr(tuple, (0, 0, 0, 0)),
              "activation": ACTIVATION}
 

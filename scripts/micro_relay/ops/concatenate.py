@@ -26,6 +26,7 @@ def _axis(graph, node) -> int:
 @register
 class Concatenate(OpDef):
     name = "concatenate"
+    dtypes = tuple(DType)  # raw bytes
     attrs = {"axis": Attr(int)}
     num_inputs = (1, 1 << 16)
 

@@ -47,6 +47,7 @@ def _geometry(graph, node) -> Geometry:
 @register
 class Conv2D(OpDef):
     name = "nn.conv2d"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION,
              "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)

@@ -42,6 +42,7 @@ def _geometry(graph, node) -> Geometry:
 @register
 class Conv2DTranspose(OpDef):
     name = "nn.conv2d_transpose"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"strides": PAIR_OF_ONES, "padding": NO_PADDING, "output_shape": Attr(tuple), "activation": ACTIVATION}
     num_inputs = (2, 3)
 

@@ -24,6 +24,7 @@ from ._conv_common import check_bias_headroom
 @register
 class Dense(OpDef):
     name = "nn.dense"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple),
              "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
     num_inputs = (2, 3)

@@ -45,6 +45,7 @@ def _geometry(graph, node) -> Geometry:
 @register
 class DepthwiseConv2D(OpDef):
     name = "nn.depthwise_conv2d"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING,
              "depth_multiplier": Attr(int, 1), "activation": ACTIVATION}
     num_inputs = (2, 3)

@@ -19,6 +19,7 @@ SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
 @register
 class Dequantize(OpDef):
     name = "qnn.dequantize"
+    dtypes = (DType.INT8, DType.UINT8, DType.INT16)  # to float32
 
     def infer(self, graph, node):
         return unary_infer(graph, node)

@@ -27,6 +27,7 @@ from ._elementwise import same_dtype, unary_infer
 @register
 class LeakyRelu(OpDef):
     name = "nn.leaky_relu"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"alpha": Attr(float, 0.2)}
     inplace = True
 

@@ -17,6 +17,7 @@ from ._elementwise import unary_infer
 @register
 class LogSoftmax(OpDef):
     name = "nn.log_softmax"
+    dtypes = (DType.FLOAT32,)
     inplace = True  # each row is read before it is written
 
     def infer(self, graph, node):

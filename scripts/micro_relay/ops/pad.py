@@ -29,6 +29,7 @@ def _pairs(graph, node) -> list[tuple[int, int]]:
 @register
 class Pad(OpDef):
     name = "nn.pad"
+    dtypes = tuple(d for d in DType if d is not DType.BOOL)  # raw bytes
     # pad_value's default is never read: absent means "TFLite's default" (the zero point for int8, else 0).
     attrs = {"pad_width": Attr(tuple), "pad_value": Attr(float, 0.0)}
 

@@ -29,6 +29,7 @@ SUFFIX = {I8: "s8", U8: "u8", I16: "s16", I32: "s32", F32: "f32"}
 @register
 class Quantize(OpDef):
     name = "qnn.quantize"
+    dtypes = (DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32)  # from, to each other as SUPPORTED says
 
     def infer(self, graph, node):
         return unary_infer(graph, node)

@@ -24,6 +24,7 @@ from ._elementwise import same_dtype, unary_infer
 @register
 class Relu(OpDef):
     name = "nn.relu"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     inplace = True
 
     def infer(self, graph, node):

@@ -20,6 +20,7 @@ from ._elementwise import float_to_quantized, same_dtype, unary_infer
 @register
 class Relu6(OpDef):
     name = "nn.relu6"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     inplace = True
 
     def infer(self, graph, node):

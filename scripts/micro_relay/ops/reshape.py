@@ -10,13 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
-from ..ir.types import TensorType
+from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
 
 
 @register
 class Reshape(OpDef):
     name = "reshape"
+    dtypes = tuple(DType)  # raw bytes
     attrs = {"newshape": Attr(tuple)}
     alias = True
 

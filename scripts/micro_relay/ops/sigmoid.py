@@ -50,6 +50,7 @@ def to_q4(p: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @register
 class Sigmoid(OpDef):
     name = "sigmoid"
+    dtypes = (DType.INT8, DType.FLOAT32)
     inplace = True
 
     def infer(self, graph, node):

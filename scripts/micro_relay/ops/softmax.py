@@ -48,6 +48,7 @@ ACCUMULATION_INTEGER_BITS = 12
 @register
 class Softmax(OpDef):
     name = "nn.softmax"
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"beta": Attr(float, 1.0)}
     inplace = True  # each row reads x[c] before writing out[c]; the planner must still check byte sizes
 

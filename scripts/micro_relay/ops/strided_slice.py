@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
-from ..ir.types import TensorType
+from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
 from ._pooling import COPY_MAX_DIMS, collapse, left_pad, row_major_steps, same_dtype
 
@@ -36,6 +36,7 @@ def _counts(graph, node) -> list[int]:
 @register
 class StridedSlice(OpDef):
     name = "strided_slice"
+    dtypes = tuple(DType)  # raw bytes
     attrs = {"begin": Attr(tuple), "end": Attr(tuple), "strides": Attr(tuple), "newshape": Attr(tuple)}
 
     def infer(self, graph, node):

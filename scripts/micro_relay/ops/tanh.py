@@ -25,6 +25,7 @@ from .sigmoid import logistic_params, to_q4
 @register
 class Tanh(OpDef):
     name = "tanh"
+    dtypes = (DType.INT8, DType.FLOAT32)
     inplace = True
 
     def infer(self, graph, node):

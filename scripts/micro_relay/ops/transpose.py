@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
-from ..ir.types import TensorType
+from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
 from ._pooling import left_pad, row_major_steps, same_dtype
 
@@ -44,6 +44,7 @@ def simplify(shape, axes) -> tuple[list[int], list[int]]:
 @register
 class Transpose(OpDef):
     name = "transpose"
+    dtypes = tuple(DType)  # raw bytes
     attrs = {"axes": Attr(tuple)}
 
     def infer(self, graph, node):

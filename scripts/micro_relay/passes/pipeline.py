@@ -11,6 +11,7 @@ from .dead_code import eliminate_dead_code
 from .dequantize_hybrid_weights import dequantize_hybrid_weights
 from .fold_channel_affine import fold_channel_affine
 from .fold_constants import fold_constants
+from .fold_dilated_conv import fold_dilated_conv
 from .fold_flatten_transpose import fold_flatten_transpose
 from .fuse_activation import fuse_activation
 from .hoist_over_reshape import hoist_over_reshape
@@ -27,6 +28,7 @@ DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
     ("dequantize_hybrid_weights", dequantize_hybrid_weights),
     ("fold_constants", fold_constants),
     ("fold_flatten_transpose", fold_flatten_transpose),
+    ("fold_dilated_conv", fold_dilated_conv),  # space_to_batch -> conv -> batch_to_space: one dilated conv
     ("fuse_activation", fuse_activation),
     ("merge_reshapes", merge_reshapes),
     ("eliminate_dead_code", eliminate_dead_code),

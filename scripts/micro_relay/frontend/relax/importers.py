@@ -38,6 +38,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "Div", "Dropout", "Flatten", "Gemm", "GlobalAveragePool", "Identity", "LeakyRelu", "LogSoftmax", "MatMul",
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
+    "LayerNormalization",
     # mobile networks (convert_conv_transpose, convert_split, ...)
     "ConvTranspose", "Split", "Pad",
 })

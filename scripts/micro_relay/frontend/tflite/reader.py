@@ -30,6 +30,7 @@ _DTYPES = {
     TfType.UINT8: DType.UINT8,
     TfType.INT16: DType.INT16,
     TfType.INT32: DType.INT32,
+    TfType.UINT32: DType.UINT32,  # audio front-end models
     TfType.INT64: DType.INT64,
     TfType.BOOL: DType.BOOL,
 }

@@ -36,6 +36,7 @@ import tflite
 from tflite.ActivationFunctionType import ActivationFunctionType
 from tflite.BuiltinOperator import BuiltinOperator
 from tflite.BuiltinOptions import BuiltinOptions
+from tflite.MirrorPadMode import MirrorPadMode
 from tflite.Padding import Padding
 from tflite.TensorType import TensorType
 
@@ -180,6 +181,40 @@ _OPERATORS: dict[str, _OpSpec] = {
     "TANH": _OpSpec(None, {}),
     "RELU": _OpSpec(None, {}),
     "RELU6": _OpSpec(None, {}),
+    # reductions, normalization, resize
+    "SUM": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_MAX": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_MIN": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "REDUCE_PROD": _OpSpec("ReducerOptions", {"keep_dims": _scalar("KeepDims", bool)}),
+    "ARG_MAX": _OpSpec("ArgMaxOptions", {"output_type": _tensor_type("OutputType")}),
+    "ARG_MIN": _OpSpec("ArgMinOptions", {"output_type": _tensor_type("OutputType")}),
+    "L2_NORMALIZATION": _OpSpec("L2NormOptions", {"activation": _activation()}),
+    "RESIZE_NEAREST_NEIGHBOR": _OpSpec("ResizeNearestNeighborOptions", {
+        "align_corners": _scalar("AlignCorners", bool), "half_pixel_centers": _scalar("HalfPixelCenters", bool)}),
+    "RESIZE_BILINEAR": _OpSpec("ResizeBilinearOptions", {
+        "align_corners": _scalar("AlignCorners", bool), "half_pixel_centers": _scalar("HalfPixelCenters", bool)}),
+    # data movement and shape (frontend/tflite/builtins/movement.py)
+    "TRANSPOSE": _OpSpec("TransposeOptions", {}),
+    "SLICE": _OpSpec("SliceOptions", {}),
+    "SPLIT": _OpSpec("SplitOptions", {"num_splits": _scalar("NumSplits", int, _REQUIRED)}),
+    "SPLIT_V": _OpSpec("SplitVOptions", {"num_splits": _scalar("NumSplits", int, _REQUIRED)}),
+    "PACK": _OpSpec("PackOptions", {"values_count": _scalar("ValuesCount", int, _REQUIRED),
+                                    "axis": _scalar("Axis", int, 0)}),
+    "UNPACK": _OpSpec("UnpackOptions", {"num": _scalar("Num", int, _REQUIRED), "axis": _scalar("Axis", int, 0)}),
+    "GATHER": _OpSpec("GatherOptions", {"axis": _scalar("Axis", int, 0), "batch_dims": _scalar("BatchDims", int)}),
+    "GATHER_ND": _OpSpec("GatherNdOptions", {}),
+    "BROADCAST_TO": _OpSpec("BroadcastToOptions", {}),
+    "TILE": _OpSpec("TileOptions", {}),
+    "FILL": _OpSpec("FillOptions", {}),
+    "ZEROS_LIKE": _OpSpec("ZerosLikeOptions", {}),
+    "MIRROR_PAD": _OpSpec("MirrorPadOptions", {"mode": _Option(
+        lambda v: [("Mode", _enum_value("mirror pad mode", MirrorPadMode, v))], "REFLECT")}),
+    "SPACE_TO_DEPTH": _OpSpec("SpaceToDepthOptions", {"block_size": _scalar("BlockSize", int, _REQUIRED)}),
+    "DEPTH_TO_SPACE": _OpSpec("DepthToSpaceOptions", {"block_size": _scalar("BlockSize", int, _REQUIRED)}),
+    "SPACE_TO_BATCH_ND": _OpSpec("SpaceToBatchNDOptions", {}),
+    "BATCH_TO_SPACE_ND": _OpSpec("BatchToSpaceNDOptions", {}),
+    "CAST": _OpSpec("CastOptions", {"in_data_type": _tensor_type("InDataType"),
+                                    "out_data_type": _tensor_type("OutDataType")}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))

@@ -1,0 +1,11 @@
+"""broadcast_to on the portable kernel: the transpose kernel walking a strided view of the input."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._movement import ViewKernel
+
+
+@kernel
+class PortableBroadcastTo(ViewKernel):
+    op = "broadcast_to"

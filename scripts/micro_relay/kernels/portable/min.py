@@ -1,0 +1,11 @@
+"""min on the portable kernel (crt/src/mr_reduce.c)."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._reduce import ReduceKernel
+
+
+@kernel
+class PortableReduceMin(ReduceKernel):
+    op = "min"

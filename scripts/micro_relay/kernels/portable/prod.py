@@ -1,0 +1,11 @@
+"""prod on the portable kernel (crt/src/mr_reduce.c)."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._reduce import ReduceKernel
+
+
+@kernel
+class PortableReduceProd(ReduceKernel):
+    op = "prod"
