@@ -34,7 +34,7 @@ SECONDS_PER_FILE = 120  # a hang is a failure too (checked between Python byteco
 HOSTILE_INTS = [0, 1, -1, 2, 3, 7, 255, 65536, 2**31 - 1, 2**31, 2**32 + 1, 2**62, 2**63 - 1, -2**63]
 HOSTILE_FLOATS = [0.0, -0.0, -1.0, 1.0, 1e-45, 1e-38, 3.0e38, float("inf"), float("-inf"), float("nan")]
 HOSTILE_NAMES = ["", "ghost", "a\nb", "/* c */", "x" * 300]
-OTHER_OPS = sorted(SUPPORTED_ONNX_OPS) + ["Erf", "Loop", "ConstantOfShape", "Tile", "Expand", "Pad", "Shape"]
+OTHER_OPS = sorted(SUPPORTED_ONNX_OPS) + ["Det", "Loop", "ConstantOfShape", "Tile", "Expand", "Pad", "Shape"]
 
 
 class _Samples(CalibrationDataReader):

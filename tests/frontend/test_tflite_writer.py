@@ -283,10 +283,14 @@ def _one_op_models():
     b.op("QUANTIZE", ["x"], ["q"]).op("DEQUANTIZE", ["q"], ["y"])
     yield "QUANTIZE+DEQUANTIZE", b.build()
     yield from movement_examples()  # data movement and shape (support/tflite_movement_models.py)
+    # unary math
+    for op in ("ABS", "NEG", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "FLOOR", "CEIL", "ROUND", "HARD_SWISH", "ELU"):
+        yield op, single(op, (2, 3), (2, 3))
+    yield "GELU", single("GELU", (2, 3), (2, 3), approximate=True)
 
 
 ONE_OP_MODELS = dict(_one_op_models())
-NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE"}  # TFLite has them, TFLite Micro does not: only read back
+NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE", "GELU"}  # TFLite has them, TFLite Micro does not: only read back
 
 
 def test_every_supported_operator_has_a_model():
@@ -312,6 +316,12 @@ def test_operator_model_runs_in_tflm_and_reads_back(name):
     assert codes == [getattr(BuiltinOperator, op) for op in expected_ops]
 
 
+def test_gelu_reads_back_with_its_option():
+    """GELU, which TFLite Micro cannot run, is still written right: GeluOptions.approximate reaches the node."""
+    graph = read_tflite(ONE_OP_MODELS["GELU"])
+    assert [(n.op, dict(n.attrs)) for n in graph.nodes] == [("nn.gelu", {"approximate": True})]
+
+
 # -- misuse is reported ----------------------------------------------------------------------------------
 
 def test_errors_name_the_problem():
@@ -326,7 +336,7 @@ def test_errors_name_the_problem():
     with pytest.raises(ValueError, match="2 scales for dimension 1"):
         b.tensor("w", (2, 3), "int8", scale=[0.1, 0.2], axis=1)
     with pytest.raises(ValueError, match="not supported by the writer"):
-        b.op("SQUARE", ["x"], ["x"])
+        b.op("HASHTABLE_LOOKUP", ["x"], ["x"])
     with pytest.raises(TypeError, match="not \\['strides'\\]"):
         b.op("MAX_POOL_2D", ["x"], ["x"], strides=2, padding="SAME", filter_size=2)
     with pytest.raises(TypeError, match="needs the option 'alpha'"):

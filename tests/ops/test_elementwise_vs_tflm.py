@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from micro_relay.errors import CompileError
 from support.tflite_models import ACTIVATIONS, SEEDS, binary_model, check, log_uniform, unary_model, zero_points
 
 DTYPES = st.sampled_from(["int8", "int16", "float32"])
@@ -124,8 +123,7 @@ def test_leaky_relu_matches_tflm(case):
 
 
 @st.composite
-def logistic_tanh_cases(draw, dtypes=("int8", "float32")) -> dict:
-    """int16 is left out while sigmoid/tanh reject it (see INT16_TABLE_GAP); pass dtypes to include it."""
+def logistic_tanh_cases(draw, dtypes=("int8", "int16", "float32")) -> dict:
     op = draw(st.sampled_from(["LOGISTIC", "TANH"]))
     dtype = draw(st.sampled_from(dtypes))
     if dtype == "int8":
@@ -144,11 +142,6 @@ def logistic_tanh_cases(draw, dtypes=("int8", "float32")) -> dict:
 def test_logistic_tanh_matches_tflm(case):
     check(unary_model(**case), float_scale=8.0)
 
-
-# int16 LOGISTIC/TANH are TFLite Micro table lookups (sigmoid_table_uint16) that sigmoid.py/tanh.py reject
-# on purpose; strict, so the marker has to go when support lands.
-INT16_TABLE_GAP = pytest.mark.xfail(raises=CompileError, strict=True,
-                                    reason="int16 LOGISTIC/TANH not supported yet (ops/sigmoid.py docstring)")
 
 ACTIVATION_NAMED = {
     "RELU int8 same quantization": dict(op="RELU", in_quant=(0.05, -20), out_quant=(0.05, -20)),
@@ -176,9 +169,7 @@ ACTIVATION_NAMED = {
 }
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(case, id=name, marks=INT16_TABLE_GAP if case.get("dtype") == "int16" and case["op"] in
-                 ("LOGISTIC", "TANH") else ()) for name, case in ACTIVATION_NAMED.items()])
+@pytest.mark.parametrize("case", ACTIVATION_NAMED.values(), ids=ACTIVATION_NAMED.keys())
 def test_activation_named(case):
     check(unary_model(**case), float_scale=8.0)
 

@@ -30,6 +30,8 @@
 #define MR_ERR_ARENA 3
 /* A runtime index (gather positions) is outside the axis it indexes; TFLite Micro fails the same way. */
 #define MR_ERR_INDEX 4
+/* An input outside the op's domain, where TFLite Micro's Invoke fails too (int8 RSQRT below the zero point). */
+#define MR_ERR_DOMAIN 5
 
 /* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
 #define MR_TRY(call)                                                                                           \

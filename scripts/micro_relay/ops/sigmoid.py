@@ -6,8 +6,7 @@ gemmlowp's Q4.27 and gemmlowp's fixed-point logistic does the rest (arith/gemmlo
     x = q - in_zp;  x <= -radius -> -128;  x >= radius -> 127;  otherwise
     out = clamp(RDBPOT(logistic_Q4(MBQM32(x, M, s)), 23) - 128)
 TFLite Micro requires out_zp = -128 and assumes out_s = 1/256 without checking (so do we).
-int16 is not supported: TFLite Micro defines it by a 256-entry table (sigmoid_table_uint16) that we could
-not regenerate bit-exactly from its stated formula, and we do not copy other projects' code or data.
+int16 (RI/logistic.h): the interpolated sigmoid table of _logistic16.py; zero points 0, output scale 2^-15.
 float32 (R/logistic.h): x > 16.619047 -> 1; x < -9 -> exp(x); else 1 / (1 + exp(-x)), with expf.
 """
 
@@ -21,6 +20,8 @@ from ..ir.registry import OpDef, register
 from ..ir.types import DType
 from ._common import fail, kernel_suffix, out_type, types
 from ._elementwise import float_input_multiplier, same_dtype, unary_infer
+from ._logistic16 import int16_params, int16_quant, logistic16
+from ._unary import libm
 
 
 UPPER_CUTOFF = np.float32(16.619047164916992188)
@@ -50,14 +51,17 @@ def to_q4(p: dict, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 @register
 class Sigmoid(OpDef):
     name = "sigmoid"
-    dtypes = (DType.INT8, DType.FLOAT32)
     inplace = True
+    dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
 
     def prepare(self, graph, node):
-        dtype = same_dtype(graph, node, (DType.INT8, DType.FLOAT32))
+        dtype = same_dtype(graph, node, self.dtypes)
+        if dtype == DType.INT16:
+            return {"kind": "s16", "size": out_type(graph, node).size,
+                    **int16_params(graph, node, *int16_quant(graph, node), pot_shifts=(0,))}
         out_zp = out_type(graph, node).quant.zero_point if dtype == DType.INT8 else -128
         if out_zp != -128:
             fail(graph, node, f"int8 sigmoid needs output zero point -128, got {out_zp}")
@@ -67,9 +71,11 @@ class Sigmoid(OpDef):
         (x,) = inputs
         if x.dtype == np.float32:
             with np.errstate(over="ignore"):
-                middle = np.float32(1) / (np.float32(1) + np.exp(-x))
-                out = np.where(x > UPPER_CUTOFF, np.float32(1), np.where(x < LOWER_CUTOFF, np.exp(x), middle))
+                middle = np.float32(1) / (np.float32(1) + libm(np.exp, -x))
+                out = np.where(x > UPPER_CUTOFF, np.float32(1), np.where(x < LOWER_CUTOFF, libm(np.exp, x), middle))
             return [out.astype(np.float32)]
+        if x.dtype == np.int16:
+            return [logistic16(p, x)]
         v, q4 = to_q4(p, x)
         out = np.clip(rdbpot(gemmlowp.logistic(q4, 4), 23) - 128, -128, 127)
         out = np.where(v <= -p["radius"], -128, np.where(v >= p["radius"], 127, out))

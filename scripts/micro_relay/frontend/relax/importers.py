@@ -39,6 +39,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "MaxPool", "Mul", "QuantizeLinear", "ReduceMean", "Relu", "Reshape", "Sigmoid", "Slice", "Softmax",
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
     "LayerNormalization",
+    "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSwish", "Log", "Neg", "Round", "Sqrt",
     # mobile networks (convert_conv_transpose, convert_split, ...)
     "ConvTranspose", "Split", "Pad",
 })

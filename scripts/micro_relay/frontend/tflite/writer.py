@@ -215,6 +215,20 @@ _OPERATORS: dict[str, _OpSpec] = {
     "BATCH_TO_SPACE_ND": _OpSpec("BatchToSpaceNDOptions", {}),
     "CAST": _OpSpec("CastOptions", {"in_data_type": _tensor_type("InDataType"),
                                     "out_data_type": _tensor_type("OutDataType")}),
+    # unary math
+    "ABS": _OpSpec(None, {}),
+    "NEG": _OpSpec(None, {}),
+    "EXP": _OpSpec(None, {}),
+    "LOG": _OpSpec(None, {}),
+    "SQRT": _OpSpec(None, {}),
+    "RSQRT": _OpSpec(None, {}),
+    "SQUARE": _OpSpec(None, {}),
+    "FLOOR": _OpSpec(None, {}),
+    "CEIL": _OpSpec(None, {}),
+    "ROUND": _OpSpec(None, {}),
+    "HARD_SWISH": _OpSpec(None, {}),
+    "ELU": _OpSpec(None, {}),
+    "GELU": _OpSpec("GeluOptions", {"approximate": _scalar("Approximate", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))

@@ -1,0 +1,12 @@
+"""erf on the portable kernels (crt/src/mr_unary_f32.c mr_erf_f32): float32."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._unary import UnaryMathKernel
+
+
+@kernel
+class PortableErf(UnaryMathKernel):
+    op = "erf"
+    c_name = "erf"

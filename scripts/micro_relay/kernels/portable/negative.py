@@ -1,0 +1,12 @@
+"""negative on the portable kernels (crt/src/mr_unary_f32.c mr_negative_f32): float32."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._unary import UnaryMathKernel
+
+
+@kernel
+class PortableNegative(UnaryMathKernel):
+    op = "negative"
+    c_name = "negative"

@@ -1,0 +1,12 @@
+"""sqrt on the portable kernels (crt/src/mr_unary_f32.c mr_sqrt_f32): float32."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._unary import UnaryMathKernel
+
+
+@kernel
+class PortableSqrt(UnaryMathKernel):
+    op = "sqrt"
+    c_name = "sqrt"
