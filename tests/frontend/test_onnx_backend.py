@@ -31,7 +31,6 @@ _OPS = {
                 "test_operator_add_size1_right_broadcast", "test_operator_add_size1_singleton_broadcast",
                 "test_operator_addconstant"],
     "int64 arithmetic": ["test_operator_non_float_params"],
-    "matmul of two runtime tensors": ["test_operator_addmm", "test_operator_mm"],
     "Neg": ["test_operator_basic", "test_operator_params", "test_Softmin"],
     "Sum": ["test_operator_symbolic_override_nested"],
     "Clip with attribute bounds (opset < 11)": ["test_operator_clip"],

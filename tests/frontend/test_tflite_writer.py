@@ -287,10 +287,52 @@ def _one_op_models():
     for op in ("ABS", "NEG", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "FLOOR", "CEIL", "ROUND", "HARD_SWISH", "ELU"):
         yield op, single(op, (2, 3), (2, 3))
     yield "GELU", single("GELU", (2, 3), (2, 3), approximate=True)
+    yield from _binary_math_models()
+
+
+def _binary_math_models():
+    """The binary math family, one model per operator."""
+    def two(op, dtype, out_dtype, **options):
+        b = TFLiteBuilder()
+        b.tensor("x", (2, 3), dtype)
+        b.tensor("c", (3,), dtype, data=np.arange(1, 4))
+        b.tensor("y", (2, 3), out_dtype)
+        b.op(op, ["x", "c"], ["y"], **options)
+        return b.inputs("x").outputs("y").build()
+
+    def select(op):
+        b = TFLiteBuilder()
+        b.tensor("x", (2, 3), "float32")
+        b.tensor("cond", (2, 3), "bool", data=np.eye(2, 3))
+        b.tensor("z", (2, 3), "float32", data=np.zeros((2, 3)))
+        b.tensor("y", (2, 3), "float32")
+        b.op(op, ["cond", "x", "z"], ["y"])
+        return b.inputs("x").outputs("y").build()
+
+    for op in ("MAXIMUM", "MINIMUM", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD", "PRELU", "POW"):
+        yield op, two(op, "float32", "float32")
+    yield "DIV", two("DIV", "float32", "float32", activation="RELU")
+    for op in ("EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"):
+        yield op, two(op, "float32", "bool")
+    for op in ("LOGICAL_AND", "LOGICAL_OR"):
+        yield op, two(op, "bool", "bool")
+    b = TFLiteBuilder()
+    b.tensor("x", (2, 3), "bool")
+    b.tensor("y", (2, 3), "bool")
+    b.op("LOGICAL_NOT", ["x"], ["y"])
+    yield "LOGICAL_NOT", b.build()
+    yield "SELECT_V2", select("SELECT_V2")
+    yield "SELECT", select("SELECT")
+    b = TFLiteBuilder()
+    b.tensor("x", (2, 3, 4), "float32")
+    b.tensor("w", (2, 5, 4), "float32", data=np.ones((2, 5, 4)))
+    b.tensor("y", (2, 3, 5), "float32")
+    b.op("BATCH_MATMUL", ["x", "w"], ["y"], adj_x=False, adj_y=True)
+    yield "BATCH_MATMUL", b.inputs("x").outputs("y").build()
 
 
 ONE_OP_MODELS = dict(_one_op_models())
-NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE", "GELU"}  # TFLite has them, TFLite Micro does not: only read back
+NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE", "GELU", "POW", "SELECT"}  # TFLite has them, TFLite Micro does not: only read back
 
 
 def test_every_supported_operator_has_a_model():

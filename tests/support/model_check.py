@@ -11,6 +11,7 @@ import numpy as np
 
 from micro_relay.compiler import compile_graph, prepare_graph, write_output
 from micro_relay.frontend.tflite import read_tflite
+from micro_relay.ir.types import DType
 from micro_relay.passes import run_pipeline
 from micro_relay.reference import run as reference_run
 
@@ -24,6 +25,8 @@ def random_inputs(graph, rng: np.random.Generator) -> list[np.ndarray]:
         t = graph.type_of(name)
         if t.dtype.is_float:
             values.append(rng.standard_normal(t.shape).astype(np.float32))
+        elif t.dtype == DType.BOOL:
+            values.append(rng.integers(0, 2, t.shape).astype(np.bool_))
         else:
             values.append(rng.integers(t.dtype.min, t.dtype.max + 1, t.shape, dtype=np.int64).astype(t.dtype.numpy))
     return values

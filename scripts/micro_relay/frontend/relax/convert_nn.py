@@ -170,8 +170,11 @@ def adaptive_avg_pool2d(ctx, attrs, args, out, hint):
 
 @converts("matmul")
 def matmul(ctx, attrs, args, out, hint):
-    """x @ B with a constant B (K, N): a dense layer with weight B^T (N, K)."""
+    """x @ B with a constant B (K, N): a dense layer with weight B^T (N, K). A runtime B (attention's
+    Q K^T, torch.mm of two inputs) makes an nn.batch_matmul of the two, batch dims broadcast."""
     x, b = args
+    if isinstance(b, Value):
+        return _batch_matmul(ctx, x, b, out, hint)
     if not isinstance(x, Value):
         ctx.fail("matmul needs a runtime left operand")
     b = _weight(ctx, b, "matmul right operand")
@@ -181,6 +184,18 @@ def matmul(ctx, attrs, args, out, hint):
     weight = ctx.tensor_of(_transposed(b, (1, 0)), f"{hint}_w")
     name = ctx.node("nn.dense", [data, weight, ""], TensorType(out.shape, F32), hint, output_shape=out.shape)
     return Value(name)
+
+
+def _batch_matmul(ctx, x, b, out, hint):
+    lhs, rhs = ctx.model_order(x, hint + "_lhs"), ctx.model_order(b, hint + "_rhs")
+    for what, name in (("left", lhs), ("right", rhs)):
+        t = ctx.type_of(name)
+        if t.rank < 2:
+            ctx.fail(f"matmul of a {t.rank}-D {what} operand is not supported (only 2-D and up)")
+        if t.dtype != F32:
+            ctx.fail(f"matmul of two runtime operands runs float32, the {what} one is {t.dtype.value}")
+    return Value(ctx.node("nn.batch_matmul", [lhs, rhs], TensorType(out.shape, F32), hint, adj_x=False,
+                          adj_y=False))
 
 
 @converts("nn.log_softmax")

@@ -229,6 +229,13 @@ _OPERATORS: dict[str, _OpSpec] = {
     "HARD_SWISH": _OpSpec(None, {}),
     "ELU": _OpSpec(None, {}),
     "GELU": _OpSpec("GeluOptions", {"approximate": _scalar("Approximate", bool)}),
+    # binary math: element-wise binary ops, comparisons, logical ops, select, PReLU, batch matmul
+    "DIV": _OpSpec("DivOptions", {"activation": _activation()}),
+    **{name: _OpSpec(None, {}) for name in (
+        "MAXIMUM", "MINIMUM", "POW", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD", "EQUAL", "NOT_EQUAL", "LESS",
+        "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "SELECT", "SELECT_V2",
+        "PRELU")},
+    "BATCH_MATMUL": _OpSpec("BatchMatMulOptions", {"adj_x": _scalar("AdjX", bool), "adj_y": _scalar("AdjY", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))

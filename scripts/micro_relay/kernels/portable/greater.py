@@ -1,0 +1,11 @@
+"""greater on the portable kernel (crt/src/mr_compare.c)."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._binary import CompareKernel
+
+
+@kernel
+class PortableGreater(CompareKernel):
+    op = "greater"

@@ -1,0 +1,11 @@
+"""not_equal on the portable kernel (crt/src/mr_compare.c)."""
+
+from __future__ import annotations
+
+from ..registry import kernel
+from ._binary import CompareKernel
+
+
+@kernel
+class PortableNotEqual(CompareKernel):
+    op = "not_equal"

@@ -1,0 +1,17 @@
+"""greater_equal: TFLite GREATER_EQUAL, out = a >= b as a bool, with numpy broadcasting;
+int8 (rescaled, see _compare.py), int32 and float32."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.registry import register
+from ._compare import CompareOp
+
+
+@register
+class GreaterEqual(CompareOp):
+    name = "greater_equal"
+
+    def compare(self, a, b):
+        return np.greater_equal(a, b)
