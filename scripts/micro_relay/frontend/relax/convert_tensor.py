@@ -12,7 +12,7 @@ import numpy as np
 
 from ...ir.types import DType, Quant, TensorType
 from .context import QConst, Value, channels_first, channels_last
-from .converters import converts, converts_tir
+from .converters import converts
 
 F32 = DType.FLOAT32
 
@@ -79,9 +79,12 @@ converts("multiply")(_binary("multiply"))
 
 @converts("divide")
 def divide(ctx, attrs, args, out, hint):
-    if not isinstance(args[1], np.ndarray):
-        ctx.fail("division is supported by a constant only")
-    return _binary("multiply")(ctx, attrs, [args[0], (1.0 / args[1].astype(np.float64)).astype(np.float32)], out, hint)
+    """By a float constant: a multiply by its reciprocal (what the importers' decompositions mean); by a
+    runtime tensor: the divide op."""
+    if isinstance(args[1], Value) or out.dtype != "float32":
+        return _binary("divide")(ctx, attrs, args, out, hint)
+    return _binary("multiply")(ctx, attrs, [args[0], (1.0 / np.asarray(args[1], np.float64)).astype(np.float32)], out,
+                               hint)
 
 
 def _unary(op, **fixed):
@@ -103,44 +106,6 @@ converts("tanh")(_unary("tanh"))
 @converts("nn.leakyrelu")
 def leaky_relu(ctx, attrs, args, out, hint):
     return _unary("nn.leaky_relu", alpha=float(attrs.alpha))(ctx, attrs, args, out, hint)
-
-
-@converts("clip")
-def clip(ctx, attrs, args, out, hint):
-    lo, hi = float(args[1]), float(args[2])
-    if lo == 0 and hi == 6:
-        return _unary("nn.relu6")(ctx, attrs, args[:1], out, hint)
-    if lo == 0 and hi >= 3.4e38:
-        return _unary("nn.relu")(ctx, attrs, args[:1], out, hint)
-    ctx.fail(f"clip to [{lo}, {hi}] is not supported (only [0, 6] and [0, inf))")
-
-
-def _scalar_bound(ctx, args) -> tuple[Value, float]:
-    if len(args) != 2:
-        ctx.fail("clip with bounds built into a TIR function (ONNX opset < 11) is not supported")
-    x, bound = args
-    if not isinstance(x, Value) or not isinstance(bound, np.ndarray) or bound.size != 1:
-        ctx.fail("clip needs a runtime tensor and constant scalar bounds")
-    return x, float(bound.reshape(-1)[0])
-
-
-@converts_tir("maximum")
-def clip_below(ctx, attrs, args, out, hint):
-    """ONNX Clip arrives as maximum(x, lo) then minimum(., hi), TIR calls with scalar bounds: max(x, 0) is a
-    relu; min(relu(x), 6) a relu6 (relu6 after relu is relu6, which activation fusion uses)."""
-    x, low = _scalar_bound(ctx, args)
-    if low != 0.0:
-        ctx.fail(f"clip with lower bound {low} is not supported (only clip to [0, 6] or [0, inf))")
-    return _unary("nn.relu")(ctx, attrs, [x], out, hint)
-
-
-@converts_tir("minimum")
-def clip_above(ctx, attrs, args, out, hint):
-    x, high = _scalar_bound(ctx, args)
-    producer = next((n for n in reversed(ctx.nodes) if x.name in n.outputs), None)
-    if high != 6.0 or producer is None or producer.op != "nn.relu":
-        ctx.fail(f"clip with upper bound {high} is not supported (only clip to [0, 6] or [0, inf))")
-    return _unary("nn.relu6")(ctx, attrs, [x], out, hint)
 
 
 # -- shape ops ----------------------------------------------------------------------------------------
@@ -233,25 +198,33 @@ def strided_slice(ctx, attrs, args, out, hint):
                           newshape=out.shape))
 
 
-@converts("mean")
-def mean(ctx, attrs, args, out, hint):
-    """Mean over axes. NHWC input: with keepdims, or when both H and W go (what is left, N and C, has the
-    same order in both layouts), the mean runs on the NHWC tensor; otherwise on the model's order."""
-    x = args[0]
-    rank = ctx.type_of(x.name).rank
-    axes = [int(a) % rank for a in attrs.axis] if attrs.axis is not None else list(range(rank))
-    keep = bool(attrs.keepdims)
-    name = x.name
-    if x.nhwc:
-        mapped = sorted(channels_last(rank).index(a) for a in axes)
-        if keep or set(mapped) >= set(range(1, rank - 1)):
-            axes = mapped
-        else:
-            name = ctx.model_order(x, hint)
-    nhwc = x.nhwc and keep
-    t = ctx.type_of(name)
-    return Value(ctx.node("mean", [name], _out(ctx, _shape_for(out, nhwc), t.dtype, t.quant), hint,
-                          axis=tuple(sorted(axes)), keepdims=keep), nhwc)
+def _reduce(op):
+    def convert(ctx, attrs, args, out, hint):
+        """A reduction over axes. NHWC input: with keepdims, or when both H and W go (what is left, N and C,
+        has the same order in both layouts), it runs on the NHWC tensor; otherwise on the model's order."""
+        x = args[0]
+        if not isinstance(x, Value):
+            ctx.fail(f"{op} of a constant was not folded")
+        rank = ctx.type_of(x.name).rank
+        axes = [int(a) % rank for a in attrs.axis] if attrs.axis is not None else list(range(rank))
+        keep = bool(attrs.keepdims)
+        name = x.name
+        if x.nhwc:
+            mapped = sorted(channels_last(rank).index(a) for a in axes)
+            if keep or set(mapped) >= set(range(1, rank - 1)):
+                axes = mapped
+            else:
+                name = ctx.model_order(x, hint)
+        nhwc = x.nhwc and keep
+        t = ctx.type_of(name)
+        return Value(ctx.node(op, [name], _out(ctx, _shape_for(out, nhwc), t.dtype, t.quant), hint,
+                              axis=tuple(sorted(axes)), keepdims=keep), nhwc)
+
+    return convert
+
+
+for _op in ("mean", "sum", "max", "min", "prod"):
+    converts(_op)(_reduce(_op))
 
 
 @converts("astype")

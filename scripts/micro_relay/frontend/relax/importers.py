@@ -41,7 +41,9 @@ SUPPORTED_ONNX_OPS = frozenset({
     "LayerNormalization",
     "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSwish", "Log", "Neg", "Round", "Sqrt",
     # mobile networks (convert_conv_transpose, convert_split, ...)
-    "ConvTranspose", "Split", "Pad",
+    "ConvTranspose", "Split", "Pad", "Max", "Min", "Pow", "PRelu", "Softplus", "Softsign", "Selu", "HardSigmoid",
+    "Gather", "Tile", "Sum", "ReduceSum", "ReduceMax", "ReduceMin", "InstanceNormalization", "Resize", "Upsample",
+    "Less", "Greater", "Equal", "Where", "Expand",
 })
 IO_LAYOUTS = ("nhwc", "nchw")
 

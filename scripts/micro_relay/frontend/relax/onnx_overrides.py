@@ -1,10 +1,11 @@
-"""Three ONNX converters of apache-tvm's importer replaced, for the length of one import.
+"""ONNX converters of apache-tvm's importer replaced, for the length of one import.
 
-The importer writes Pad (every mode) and opset-1..10 Clip (bounds as attributes) as opaque TIR functions,
-whose amounts and bounds the lowering cannot read, and has no opset-1..9 Slice (bounds as attributes) at
-all. Here they become the Relax operators the PyTorch importer also emits and the converters already take:
-relax.nn.pad with its mode ('constant', 'reflect', 'replicate'), relax.clip with constant bounds, and
-relax.strided_slice. Their arguments are checked as tvm's own converters check them.
+The importer writes Pad (every mode), Tile and opset-1..10 Clip (bounds as attributes) as opaque TIR
+functions, whose amounts and bounds the lowering cannot read, has no opset-1..9 Slice (bounds as attributes)
+at all, and wraps Gather's negative positions with int64 arithmetic on the positions. Here they become the
+Relax operators the PyTorch importer also emits and the converters take: relax.nn.pad with its mode
+('constant', 'reflect', 'replicate'), relax.tile, relax.clip with constant bounds, relax.strided_slice and
+relax.take (whose converter counts negative positions from the end, as ONNX does).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate"}
 
 def _classes():
     import numpy as np
+    import tvm
     from tvm import relax
     from tvm.relax.frontend.onnx import onnx_frontend as frontend
 
@@ -58,12 +60,29 @@ def _classes():
             starts = [max(min(int(s), limit), -limit) for s in starts]
             return bb.emit(relax.op.strided_slice(inputs[0], axes, starts, ends))
 
-    return frontend, {"Pad": Pad, "Clip": Clip, "Slice": Slice}
+    class Tile(frontend.Tile):
+        @classmethod
+        def _impl_v13(cls, bb, inputs, attr, params):
+            reps = frontend.get_constant(inputs[1], params)
+            if not isinstance(reps, tvm.ir.GenericConst):
+                return super()._impl_v13(bb, inputs, attr, params)
+            return bb.emit(relax.op.tile(inputs[0], [int(r) for r in reps.value.numpy().reshape(-1)]))
+
+    class Gather(frontend.Gather):
+        @classmethod
+        def _impl_v1(cls, bb, inputs, attr, params):
+            return bb.emit(relax.op.take(inputs[0], inputs[1], axis=int(attr.get("axis", 0))))
+
+        @classmethod
+        def _impl_v13(cls, bb, inputs, attr, params):
+            return cls._impl_v1(bb, inputs, attr, params)
+
+    return frontend, {"Pad": Pad, "Clip": Clip, "Slice": Slice, "Tile": Tile, "Gather": Gather}
 
 
 @contextlib.contextmanager
 def converters_replaced():
-    """tvm's converter table with Pad, Clip and Slice replaced inside the block."""
+    """tvm's converter table with the converters above replaced inside the block."""
     frontend, replaced = _classes()
     original = frontend._get_convert_map
     frontend._get_convert_map = lambda: {**original(), **replaced}
