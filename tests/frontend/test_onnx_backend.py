@@ -31,11 +31,6 @@ _OPS = {
                 "test_operator_add_size1_right_broadcast", "test_operator_add_size1_singleton_broadcast",
                 "test_operator_addconstant"],
     "int64 arithmetic": ["test_operator_non_float_params"],
-    "3-D convolution and pooling": ["test_AvgPool3d", "test_AvgPool3d_stride", "test_AvgPool3d_stride1_pad0_gpu_input",
-                                    "test_Conv3d", "test_Conv3d_dilated", "test_Conv3d_dilated_strided",
-                                    "test_Conv3d_groups", "test_Conv3d_no_bias", "test_Conv3d_stride",
-                                    "test_Conv3d_stride_padding", "test_MaxPool3d", "test_MaxPool3d_stride",
-                                    "test_MaxPool3d_stride_padding"],
 }
 UNSUPPORTED = {model: reason for reason, models in _OPS.items() for model in models}
 

@@ -1,6 +1,6 @@
 """Layers of mobile networks that the ONNX and PyTorch frontends rewrite onto Micro Relay's ops (transposed
 convolutions with groups, dilation and output padding; split and chunk; reflect, replicate and constant
-padding; ceil-mode, dilated and padding-counting pools), each in a small module after a convolution, so the
+padding; ceil-mode, dilated and padding-counting pools; nearest and bilinear resizes), each in a small module after a convolution, so the
 value arrives channels-last as in a network. Each module runs through from_torch and through torch.onnx.export;
 both compiled C programs must match torch within 1e-4 relative (onnxruntime agrees with torch on each)."""
 
@@ -74,6 +74,10 @@ CASES = {
     "avg_pool_ceil_not_counting": (lambda: AfterConv(nn.AvgPool2d(2, 2, padding=1, ceil_mode=True,
                                                                   count_include_pad=False)), (1, 3, 7, 6)),
     "max_pool_dilated": (lambda: AfterConv(nn.MaxPool2d(3, 2, padding=1, dilation=2)), (1, 3, 11, 9)),
+    "upsample_nearest_2x": (lambda: AfterConv(nn.Upsample(scale_factor=2, mode="nearest")), (1, 3, 4, 5)),
+    "upsample_bilinear": (lambda: AfterConv(nn.Upsample(scale_factor=2, mode="bilinear")), (1, 3, 4, 5)),
+    "resize_bilinear_align_corners": (lambda: AfterConv(Lambda(lambda x: F.interpolate(
+        x, size=(7, 3), mode="bilinear", align_corners=True))), (1, 3, 4, 5)),
     "max_pool_1d_dilated": (lambda: AfterConv(nn.MaxPool1d(3, 3, padding=1, dilation=3), one_d=True), (1, 3, 20)),
 }
 
