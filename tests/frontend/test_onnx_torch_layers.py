@@ -1,6 +1,7 @@
 """Layers of mobile networks that the ONNX and PyTorch frontends rewrite onto Micro Relay's ops (transposed
 convolutions with groups, dilation and output padding; split and chunk; reflect, replicate and constant
-padding; ceil-mode, dilated and padding-counting pools; nearest and bilinear resizes), each in a small module after a convolution, so the
+padding; ceil-mode, dilated and padding-counting pools; nearest and bilinear resizes; layer norm, comparisons
+and where, clamps, hard-swish and hard-sigmoid, PReLU), each in a small module after a convolution, so the
 value arrives channels-last as in a network. Each module runs through from_torch and through torch.onnx.export;
 both compiled C programs must match torch within 1e-4 relative (onnxruntime agrees with torch on each)."""
 
@@ -55,6 +56,12 @@ def _split_rows(x):
     return torch.cat([bottom, top + 1.0], 2)
 
 
+def _prelu(channels: int):
+    layer = nn.PReLU(channels)
+    layer.weight.data.copy_(torch.linspace(-0.5, 0.9, channels))  # a slope per channel
+    return layer
+
+
 CASES = {
     "conv_transpose_stride2_output_padding": (lambda: AfterConv(nn.ConvTranspose2d(8, 4, 3, 2, 1, output_padding=1)),
                                               (1, 3, 6, 5)),
@@ -78,6 +85,13 @@ CASES = {
     "upsample_bilinear": (lambda: AfterConv(nn.Upsample(scale_factor=2, mode="bilinear")), (1, 3, 4, 5)),
     "resize_bilinear_align_corners": (lambda: AfterConv(Lambda(lambda x: F.interpolate(
         x, size=(7, 3), mode="bilinear", align_corners=True))), (1, 3, 4, 5)),
+    "layer_norm_1d_features": (lambda: AfterConv(Lambda(lambda x: F.layer_norm(x, (10,))), one_d=True), (1, 3, 10)),
+    "greater_where": (lambda: AfterConv(Lambda(lambda x: torch.where(x > 0.25, x, x * 0.1))), (1, 3, 4, 4)),
+    "clamp_max_6": (lambda: AfterConv(Lambda(lambda x: torch.clamp(x * 8.0, max=6.0))), (1, 3, 4, 4)),
+    "clamp_both": (lambda: AfterConv(Lambda(lambda x: torch.clamp(x, -0.5, 0.25))), (1, 3, 4, 4)),
+    "hardswish_hardsigmoid": (lambda: AfterConv(Lambda(lambda x: F.hardswish(x * 4) + F.hardsigmoid(x * 4))),
+                              (1, 3, 4, 4)),
+    "prelu_channels": (lambda: AfterConv(_prelu(8)), (1, 3, 4, 4)),
     "max_pool_1d_dilated": (lambda: AfterConv(nn.MaxPool1d(3, 3, padding=1, dilation=3), one_d=True), (1, 3, 20)),
 }
 
