@@ -141,3 +141,34 @@ def test_reflect_padding_wider_than_the_axis_is_refused(tmp_path):
     with pytest.raises(CompileError) as info:
         load_model(path)
     assert "reflect padding by 3 needs an axis longer than 3" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_qdq_conv1d_with_as_many_inputs_as_outputs(tmp_path):
+    """A per-channel QDQ Conv1d whose weight is [64, 64, 5]: the channel axis is followed through the reshape
+    to [64, 64, 1, 5] (both leading axes have 64 entries). Within one step of onnxruntime op by op."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    torch.manual_seed(5)
+    module = nn.Sequential(nn.Conv1d(64, 64, 5, padding=2), nn.ReLU()).eval()
+    shape = (1, 64, 32)
+    samples = torch_models.samples(shape, 8, seed=6)
+
+    class Samples(CalibrationDataReader):
+        def __init__(self):
+            self._it = iter([{"input": x} for x in samples])
+
+        def get_next(self):
+            return next(self._it, None)
+
+    float_path = torch_models.export_onnx(module, shape, tmp_path / "conv1d.onnx")
+    path = tmp_path / "conv1d_qdq.onnx"
+    quantize_static(str(float_path), str(path), Samples(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True)
+    graph = run_pipeline(load_model(path, io_layout="nchw"))
+    conv = next(n for n in graph.nodes if n.op == "nn.conv2d")
+    assert graph.type_of(conv.inputs[1]).quant.axis == 0 and len(graph.type_of(conv.inputs[1]).quant.scales) == 64
+    inputs = torch_models.samples(shape, 3, seed=8)
+    expected = np.stack(run_each(oracle_session(path), inputs))
+    got = np.stack([s[0].reshape(expected.shape[1:]) for s in compile_and_run(graph, [[x] for x in inputs], tmp_path)])
+    step = next(graph.type_of(n.inputs[0]).quant.scale for n in graph.nodes if n.op == "qnn.dequantize")
+    assert np.mean(np.abs(got - expected) / step <= 1.001) >= 0.999
