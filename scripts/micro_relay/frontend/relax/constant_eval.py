@@ -23,7 +23,7 @@ _ELEMENTWISE = {
 }
 
 
-OPERATORS = frozenset({*_ELEMENTWISE, "relax.arange"})
+OPERATORS = frozenset({*_ELEMENTWISE, "relax.arange", "relax.clip"})
 
 
 def _integral_divide(a, b):
@@ -36,6 +36,8 @@ def evaluate(op: str, attrs, args: list, out):
         start, stop, step = (np.asarray(a).item() for a in args[:3])
         result = np.arange(start, stop, step).astype(out.dtype)
         return result if result.shape == tuple(out.shape) else None
+    if op == "relax.clip" and isinstance(args[0], np.ndarray) and all(isinstance(a, (int, float)) for a in args[1:]):
+        return np.clip(args[0], args[1], args[2]).astype(out.dtype)  # PyTorch's replicate padding clips indices
     fn = _ELEMENTWISE.get(op)
     if fn is None or not args or not all(isinstance(a, (np.ndarray, int, float)) for a in args):
         return None
