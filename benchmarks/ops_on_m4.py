@@ -2,10 +2,10 @@
 
 Each case is a single-op TFLite model made by the tests' own builders (tests/support/tflite_*models.py) at a
 shape real networks have. It is compiled for --target cortex-m4, run on mps2-an386 (QEMU -icount: one
-instruction a tick) with `--profile`, and the op's own instructions are divided by its elements (the larger of
-the inputs' and the outputs' counts, so a reduction is charged for what it reads), or by its MACs for the ops
-that multiply-accumulate. Every run's outputs are compared with TFLite Micro's interpreter on the same inputs;
-a case that does not match is reported as such, not as a number.
+instruction a tick) with `--profile`, and the op's own instructions are divided by its output elements (a
+reduction's by the elements it reads), or by its MACs for the ops that multiply-accumulate. Every run's
+outputs are compared with TFLite Micro's interpreter on the same inputs; a case that does not match is
+reported as such, not as a number.
 TFLite Micro itself is not run on the M4 here (no Cortex-M build of it is part of this project), so the table
 has our numbers only; BENCHMARKS.md says so. Writes a Markdown table (BENCHMARKS-ops.md by default).
 
@@ -61,7 +61,42 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "RESIZE_BILINEAR float32 [1,12,12,32] x2": ("tflite_reduce_models", "resize_model",
                                                 dict(op="RESIZE_BILINEAR", dtype="float32")),
     "L2_NORMALIZATION int8 [1,128]": ("tflite_reduce_models", "l2norm_model", dict(shape=(1, 128))),
+    "ABS int8 [1,12,12,32]": ("tflite_unary_models", "unary_math_model", dict(op="ABS", shape=(1, 12, 12, 32))),
+    "HARD_SWISH int8 [1,12,12,32]": ("tflite_unary_models", "unary_math_model",
+                                     dict(op="HARD_SWISH", shape=(1, 12, 12, 32), in_quant=(0.05, 3),
+                                          out_quant=(0.03, -100))),
+    "ELU int8 [1,12,12,32]": ("tflite_unary_models", "unary_math_model", dict(op="ELU", shape=(1, 12, 12, 32))),
+    "RSQRT int8 [1,12,12,32]": ("tflite_unary_models", "unary_math_model",
+                                dict(op="RSQRT", shape=(1, 12, 12, 32), in_quant=(0.05, -128), out_quant=(0.05, -128))),
+    "LOGISTIC int16 [1,12,12,32]": ("tflite_models", "unary_model", dict(op="LOGISTIC", dtype="int16", shape=(1, 12, 12, 32),
+                                                                    in_quant=(1e-3, 0), out_quant=(2 ** -15, 0))),
+    "TANH int16 [1,12,12,32]": ("tflite_models", "unary_model", dict(op="TANH", dtype="int16", shape=(1, 12, 12, 32),
+                                                                in_quant=(1e-3, 0), out_quant=(2 ** -15, 0))),
+    "EXP float32 [1,12,12,32]": ("tflite_unary_models", "unary_math_model", dict(op="EXP", dtype="float32",
+                                                                              shape=(1, 12, 12, 32))),
+    "MAXIMUM int8 [1,12,12,32]": ("tflite_binary_models", "binary_op_model",
+                                  dict(op="MAXIMUM", shape1=(1, 12, 12, 32), shape2=(1, 12, 12, 32))),
+    "SQUARED_DIFFERENCE int8 [1,12,12,32]": ("tflite_binary_models", "binary_op_model",
+                                             dict(op="SQUARED_DIFFERENCE", shape1=(1, 12, 12, 32), shape2=(1, 12, 12, 32),
+                                                  out_quant=(0.02, -128))),
+    "GREATER int8 [1,12,12,32]": ("tflite_binary_models", "binary_op_model",
+                                  dict(op="GREATER", shape1=(1, 12, 12, 32), shape2=(1, 12, 12, 32), out_quant=None)),
+    "SELECT_V2 int8 [1,12,12,32]": ("tflite_binary_models", "select_model",
+                                    dict(cond_shape=(1, 12, 12, 32), x_shape=(1, 12, 12, 32), y_shape=(1, 12, 12, 32))),
+    "PRELU int8 [1,12,12,32]": ("tflite_binary_models", "prelu_model", dict(shape=(1, 12, 12, 32), alpha_shape=(32,))),
+    "BATCH_MATMUL int8 [1,4,49,16] x [1,4,16,49]": ("tflite_binary_models", "batch_matmul_model",
+                                                    dict(lhs_shape=(1, 4, 49, 16), rhs_shape=(1, 4, 16, 49),
+                                                         out_quant=(0.5, 0))),
+    "TRANSPOSE int8 [1,12,12,32] -> NCHW": ("tflite_movement_models", "transpose_model", dict(shape=(1, 12, 12, 32))),
+    "GATHER int8 embedding [1000,32] x 8": ("tflite_movement_models", "gather_model",
+                                            dict(shape=(1000, 32), indices=(3, 0, 999, 7, 500, 1, 2, 42))),
+    "SPLIT int8 [1,12,12,32] in 2": ("tflite_movement_models", "split_model", dict(shape=(1, 12, 12, 32), axis=-1)),
+    "SVDF int8 40 in, 64 units, memory 8": ("tflite_state_models", "svdf_model",
+                                            dict(input_size=40, units=64, memory=8, dtype="int8")),
+    "UNIDIRECTIONAL_SEQUENCE_LSTM int8 28x28 -> 20": ("tflite_lstm_models", "lstm_model",
+                                                      dict(time=28, input_size=28, units=20)),
 }
+REDUCING_OPS = {"mean", "sum", "max", "min", "prod", "argmax", "argmin"}  # charged per element read
 MAC_OPS = {"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv2d_transpose", "nn.batch_matmul", "nn.lstm", "nn.svdf"}
 
 
@@ -88,8 +123,9 @@ def measure(name: str, model: bytes, machine: str) -> dict:
     layers = [layer for layer in result["layers"] if layer["op"] not in ("reshape",)]
     instructions = sum(layer["instructions"] for layer in layers)
     macs = sum(layer["macs"] for layer in layers if layer["op"] in MAC_OPS)
-    elements = max(sum(int(np.prod(graph.tensors[name].type.shape)) for name in names)
-                   for names in (graph.inputs, graph.outputs))
+    sizes = {name: int(np.prod(graph.tensors[name].type.shape)) for name in (*graph.inputs, *graph.outputs)}
+    reduces = any(layer["op"] in REDUCING_OPS for layer in layers)
+    elements = (max(sizes[n] for n in graph.inputs) if reduces else sum(sizes[n] for n in graph.outputs))
     return {"name": name, "ops": ", ".join(sorted({layer["op"] for layer in layers})),
             "instructions": instructions, "per": "MAC" if macs else "element", "count": macs or elements,
             "match": result["outputs_match"]}

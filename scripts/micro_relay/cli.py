@@ -77,9 +77,10 @@ def _cmd_compile(args) -> int:
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
     elapsed = time.perf_counter() - start
+    state = f"and state {model.plan.state.state_bytes} B (kept between invokes) " if model.plan.state else ""
     _log(f"compiled {args.model} -> {args.output}/{name}.c: {len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B "
          f"(lower bound {model.plan.lower_bound} B, order {model.plan.order_name}, planner {model.plan.planner}) "
-         f"in {elapsed:.2f} s")
+         f"{state}in {elapsed:.2f} s")
     return 0
 
 

@@ -37,6 +37,7 @@ from .passes import run_pipeline
 from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
 from .plan.room import use_room
+from .plan.state import store_states_in_place
 from .target import DEFAULT_TARGET, Target, get_target
 
 
@@ -84,6 +85,7 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
         check_section_name(arena_section)
     lowered = lower(graph, get_target(target), kernels, kernel_options)  # every op's checks run here, before any
     # file is written
+    lowered = store_states_in_place(lowered)
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
     plan = plan_memory(lowered, planners)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold

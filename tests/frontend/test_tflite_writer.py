@@ -18,6 +18,7 @@ from support.tflite_movement_models import writer_examples as movement_examples
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import SUPPORTED_OPERATORS, TFLiteBuilder
 from micro_relay.ir.types import DType
+from support.tflite_state_models import accumulator, svdf_model
 
 
 def _conv_model() -> tuple[bytes, dict]:
@@ -287,6 +288,19 @@ def _one_op_models():
     for op in ("ABS", "NEG", "EXP", "LOG", "SQRT", "RSQRT", "SQUARE", "FLOOR", "CEIL", "ROUND", "HARD_SWISH", "ELU"):
         yield op, single(op, (2, 3), (2, 3))
     yield "GELU", single("GELU", (2, 3), (2, 3), approximate=True)
+    # recurrent: the states are variable tensors (not graph inputs), all 24 inputs listed
+    b = TFLiteBuilder()
+    x = b.tensor("x", (1, 3, 2), f)
+    w = [b.tensor(f"w{k}", (4, 2 if k < 4 else 4), f, data=np.full((4, 2 if k < 4 else 4), 0.1)) for k in range(8)]
+    bias = [b.tensor(f"b{k}", (4,), f, data=np.zeros(4)) for k in range(4)]
+    h, c = (b.tensor(n, (1, 4), f, variable=True) for n in ("h", "c"))
+    b.tensor("y", (1, 3, 4), f)
+    b.op("UNIDIRECTIONAL_SEQUENCE_LSTM", [x, *w, None, None, None, *bias, None, None, h, c, None, None, None, None],
+         ["y"], cell_clip=2.0)
+    yield "UNIDIRECTIONAL_SEQUENCE_LSTM", b.inputs("x").outputs("y").build()
+    # stateful models: resource variables (a running sum, initialized by CALL_ONCE) and SVDF
+    yield "CALL_ONCE+VAR_HANDLE+READ_VARIABLE+ADD+ASSIGN_VARIABLE", accumulator((1, 4), f, init=np.arange(4))
+    yield "SVDF", svdf_model(batch=1, input_size=3, units=2, rank=1, memory=4, dtype=f)
     yield from _binary_math_models()
 
 
@@ -332,7 +346,7 @@ def _binary_math_models():
 
 
 ONE_OP_MODELS = dict(_one_op_models())
-NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE", "GELU", "POW", "SELECT"}  # TFLite has them, TFLite Micro does not: only read back
+NO_TFLM_KERNEL = {"REDUCE_PROD", "TILE", "POW", "SELECT", "GELU"}  # TFLite has them, TFLite Micro does not: only read back
 
 
 def test_every_supported_operator_has_a_model():

@@ -1,5 +1,6 @@
-"""The shared reference models every conformance, build and benchmark run covers (all but the LSTM one,
-whose operator Micro Relay does not support), relative to the models folder."""
+"""The shared reference models every conformance, build and benchmark run covers (all but the LSTM one, which
+keeps state between invokes: tests/conformance/test_lstm_model.py compares consecutive invokes), relative to the
+models folder."""
 
 CONFORMANCE_MODELS = (
     "tflite_micro/hello_world_int8.tflite",

@@ -129,15 +129,15 @@ _NODE_COMMENT = re.compile(r"^(\s*)/\* (\d+): ")
 
 
 def instrument_invoke(source: str, name: str) -> str:
-    """A copy of NAME.c whose NAME_invoke_with (which NAME_invoke calls) marks mrb_profile_mark(node) before each
-    layer and -1 at its end.
+    """A copy of NAME.c whose NAME_invoke_with (which NAME_invoke calls; with state, NAME_invoke_with_state, which
+    it calls) marks mrb_profile_mark(node) before each layer and -1 at its end.
 
     Relies on the emitter's `/* k: op ... */` comment before each node's statements; without them the copy
     has only the end mark and the profile comes back empty.
     """
     lines = source.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.startswith(f"int {name}_invoke_with(void *arena)")),
-                 None)
+    heads = (f"int {name}_invoke_with_state(void *arena, void *state)", f"int {name}_invoke_with(void *arena)")
+    start = next((i for head in heads for i, line in enumerate(lines) if line.startswith(head)), None)
     if start is None:
         raise CompileError(f"cannot find {name}_invoke_with in the generated C for profiling", f"{name}.c")
     end = next(i for i in range(start, len(lines)) if lines[i].startswith("}"))

@@ -16,7 +16,7 @@ import numpy as np
 from ..compiler import compile_graph, default_name, prepare_graph, write_output
 from ..errors import CompileError
 from ..ir.registry import get_op
-from ..reference import run as reference_run
+from ..reference import Session, run as reference_run
 from ..target import get_target, target_for_core
 from .build import (COMMON_FLAGS, DEFAULT_OPT_LEVEL, arena_flag, build_runner, compile_jobs, find_tool, gcc_version,
                     instrument_invoke, opt_flag, write_model_shim)
@@ -86,11 +86,12 @@ def _read_outputs(path: Path, graph, runs: int) -> list[list[np.ndarray]]:
     return results
 
 
-def _compare(device: list[list[np.ndarray]], reference: list[np.ndarray]) -> tuple[bool, float]:
-    """Integers must be equal; floats within 1e-5 of the output's largest magnitude (libm differs)."""
+def _compare(device: list[list[np.ndarray]], reference: list[list[np.ndarray]]) -> tuple[bool, float]:
+    """Run k against reference k: integers must be equal; floats within 1e-5 of the output's largest magnitude
+    (libm differs)."""
     match, worst = True, 0.0
-    for outputs in device:
-        for got, want in zip(outputs, reference):
+    for outputs, expected in zip(device, reference):
+        for got, want in zip(outputs, expected):
             want = np.asarray(want).reshape(got.shape)
             diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
             diff_max = float(np.nanmax(diff)) if diff.size else 0.0
@@ -197,7 +198,11 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             raise CompileError(f"runner reported {len(raw) - 1} of {runs} runs", str(elf))
         per_run = [r - raw[0] for r in raw[1:]]
         device = _read_outputs(work / "output.bin", graph, runs)
-        expected = (oracle or (lambda xs: reference_run(graph, xs)))([x.copy() for x in inputs])
+        if graph.states and oracle is None:  # the state carries over: run k compares with the k-th invoke
+            session = Session(graph)
+            expected = [session.invoke([x.copy() for x in inputs]) for _ in range(runs)]
+        else:
+            expected = [(oracle or (lambda xs: reference_run(graph, xs)))([x.copy() for x in inputs])] * runs
         match, max_diff = _compare(device, expected)
         macs = _macs(graph)
         instructions = min(per_run)

@@ -28,6 +28,7 @@ from ..plan.memory_plan import MemoryPlan
 from .arrays import render_array
 from .c_text import c_comment
 from .crt import crt_abi_version
+from . import state as state_c
 
 WEIGHT_ALIGN = 16
 ARENA_ALIGN = 16
@@ -66,6 +67,8 @@ class EmitContext:
         if not tensor:
             return "NULL"
         t = self.graph.tensors[tensor]
+        if t.is_state or t.stored_in:
+            return state_c.tensor_pointer(self.graph, self.plan, tensor)
         if t.is_constant:
             if tensor not in self.constant_names:
                 ident = self._fresh("w")
@@ -142,6 +145,10 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
         f"#define {macro}_ARENA_SIZE {plan.arena_bytes}",
         f"/* The alignment {name}_invoke_with needs of an arena. */",
         f"#define {macro}_ARENA_ALIGN {ARENA_ALIGN}",
+    ]
+    if plan.state:
+        lines += state_c.header_macros(name, plan)
+    lines += [
         f"#define {macro}_NUM_INPUTS {len(graph.inputs)}",
         f"#define {macro}_NUM_OUTPUTS {len(graph.outputs)}",
         "",
@@ -155,8 +162,11 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
         f" * outputs are then at {name}_output_of(arena, i) until the arena's next run. Inputs may be overwritten:",
         " * refill them before each run. It returns MR_OK (0), else the status of the first layer that failed,",
         " * where it stopped (MR_ERR_* in micro_relay/crt.h), or MR_ERR_ARENA for a NULL or misaligned arena.",
-        " * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
-        f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).",
+        *((" * Reentrant: the weights and parameters are read-only and the kernels keep no static state, so several",
+           f" * threads may run {name}_invoke_with at once, each on its own arena (never two runs on one arena).")
+          if not plan.state else
+          (f" * This model keeps a state between runs, which {name}_invoke_with uses the model's one copy of: several",
+           f" * threads run it at once with {name}_invoke_with_state, each on its own arena and state (below).")),
         f" * {name}_invoke, {name}_input and {name}_output are the same on the model's one static arena (or",
         f" * {macro}_EXTERNAL_ARENA): one run at a time. micro-relay's docs/runtime.md says more.",
         " */",
@@ -172,6 +182,10 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
         f"size_t {name}_input_size(int index);",
         f"size_t {name}_output_size(int index);",
         "",
+    ]
+    if plan.state:
+        lines += state_c.header_functions(name) + [""]
+    lines += [
         "#ifdef __cplusplus",
         "}",
         "#endif",
@@ -250,7 +264,8 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         low = lowered.nodes[node_index]
         node = low.node
         ctx.node_index = node_index
-        where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {c_comment(node.outputs[0])} */"
+        written = c_comment(node.outputs[0]) if node.outputs else f"state {c_comment(node.inputs[0])}"
+        where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {written} */"
         call = low.kernel.emit(ctx, node, low.params, low.plan)
         calls.append(f"    {where}\n    {_try_calls(call)}" if call else f"    {where}")
         headers.update(low.plan.sources[:1])
@@ -290,13 +305,17 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         _abi_check(name),
         arena,
     ]
+    if plan.state:
+        head.append(state_c.storage_and_reset(name, graph, plan))
+        invoke = state_c.invoke_functions(name, graph, ARENA_BASE, ARENA_ALIGN, calls)
+    else:
+        invoke = (f"int {name}_invoke_with(void *arena)\n{{\n"
+                  f"    uint8_t *const {ARENA_BASE} = (uint8_t *)arena;\n"
+                  f"    if ({ARENA_BASE} == NULL || (uintptr_t){ARENA_BASE} % {ARENA_ALIGN}u != 0u) {{\n"
+                  f"        return MR_ERR_ARENA;\n    }}\n" + "\n".join(calls) + "\n    return 0;\n}\n")
     tail = [
         "",
-        f"int {name}_invoke(void) {{ return {name}_invoke_with({name}_arena_base); }}\n"
-        f"int {name}_invoke_with(void *arena)\n{{\n"
-        f"    uint8_t *const {ARENA_BASE} = (uint8_t *)arena;\n"
-        f"    if ({ARENA_BASE} == NULL || (uintptr_t){ARENA_BASE} % {ARENA_ALIGN}u != 0u) {{\n"
-        f"        return MR_ERR_ARENA;\n    }}\n" + "\n".join(calls) + "\n    return 0;\n}\n",
+        f"int {name}_invoke(void) {{ return {name}_invoke_with({name}_arena_base); }}\n" + invoke,
         _accessor(name, "input_of", "void *", inputs, "NULL", "void *"),
         _accessor(name, "output_of", "const void *", outputs, "NULL", "const void *"),
         f"void *{name}_input(int index)\n{{\n    return {name}_input_of({name}_arena_base, index);\n}}\n",

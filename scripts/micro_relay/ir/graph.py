@@ -3,6 +3,12 @@
 There is no let, no closure, no control flow and no tuple: a node reads tensors by name and writes tensors
 by name, every tensor is written once (by a node, or it is a graph input or a constant), and the node list is
 a valid execution order. Graphs are values: passes build new graphs with `replace`, never mutate one.
+
+State tensors (`initial` set) are the one exception to "written once": storage that keeps its value between
+invokes (an LSTM's or SVDF's memory, a resource variable). A node reads one like any tensor; an `assign`
+node (an op with `writes_state`, no outputs) stores a new value into it at its point of the schedule, so a
+read sees the value at invoke start or, after an assign earlier in the node list, the assigned one.
+`state_order` gives the order those reads and assigns must keep.
 """
 
 from __future__ import annotations
@@ -27,10 +33,20 @@ class Tensor:
     # NHWC): the model's axes in stored order, stored = numpy.transpose(model_value, source_axes). None: the
     # model's own layout. Data a user feeds the original model (calibration samples) is laid out this way.
     source_axes: tuple[int, ...] | None = field(default=None, compare=False)
+    # A state tensor's value before the first invoke and after a reset (zeros when the model gives none);
+    # None for every other tensor. A state lives in its own storage, never in the arena, and is not constant.
+    initial: np.ndarray | None = field(default=None, compare=False)
+    # The state whose storage holds this tensor (plan/state.py: a node's new state written in place, which the
+    # assign after it then need not copy); "" for a tensor in the arena, a constant or a state itself.
+    stored_in: str = field(default="", compare=False)
 
     @property
     def is_constant(self) -> bool:
         return self.data is not None
+
+    @property
+    def is_state(self) -> bool:
+        return self.initial is not None
 
     @property
     def source_shape(self) -> tuple[int, ...]:
@@ -104,6 +120,43 @@ class Graph:
                 if name and i not in readers[name]:
                     readers[name].append(i)
         return readers
+
+    @property
+    def states(self) -> tuple[str, ...]:
+        """The state tensors, in tensor-table order."""
+        return tuple(name for name, t in self.tensors.items() if t.is_state)
+
+    def state_order(self) -> dict[int, set[int]]:
+        """Node index -> the earlier nodes it must follow because of state, beyond the producers of its
+        inputs: an assign follows every read of its state since the previous assign (and that assign), and a
+        read follows the last assign of its state before it. Any order keeping these and the producers
+        computes what the node list computes. A node writing an output stored in a state's storage
+        (Tensor.stored_in) writes that state where it runs, as an assign would."""
+        from .registry import get_op
+
+        after: dict[int, set[int]] = {}
+        readers: dict[str, list[int]] = {}  # per state: the nodes that read it since its last assign
+        last_assign: dict[str, int] = {}
+        for i, node in enumerate(self.nodes):
+            writes = get_op(node.op).writes_state
+            for k, name in enumerate(node.inputs):
+                if not name or not self.tensors[name].is_state:
+                    continue
+                if writes and k == 0:
+                    continue
+                if name in last_assign:
+                    after.setdefault(i, set()).add(last_assign[name])
+                readers.setdefault(name, []).append(i)
+            written = [node.inputs[0]] if writes else []
+            written += [self.tensors[o].stored_in for o in node.outputs if self.tensors[o].stored_in]
+            for state in written:
+                deps = set(readers.pop(state, ())) - {i}
+                if state in last_assign:
+                    deps.add(last_assign[state])
+                if deps:
+                    after.setdefault(i, set()).update(deps)
+                last_assign[state] = i
+        return after
 
     def with_nodes(self, nodes, tensors=None) -> "Graph":
         """A new graph with these nodes, keeping only the tensors still referenced."""

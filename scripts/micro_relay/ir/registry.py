@@ -48,6 +48,9 @@ class OpDef:
     num_inputs: ClassVar[tuple[int, int]] = (1, 1)  # (min, max); absent optional inputs are ""
     alias: ClassVar[bool] = False  # output is the input's bytes reinterpreted (no copy)
     inplace: ClassVar[bool] = False  # output may take the bytes of input 0 when that input dies here
+    # the op stores input 1 into the state tensor input 0 (assign): it has no outputs, and dead-code
+    # elimination keeps it; the interpreter, planner and emitter give it the state's storage
+    writes_state: ClassVar[bool] = False
     dtypes: ClassVar[tuple] = ()  # element types (ir.types.DType) the op computes, as `micro-relay ops` lists them
 
     def infer(self, graph: Graph, node: Node) -> list[TensorType]:

@@ -8,7 +8,9 @@
 
 Names are `%name`, quoted as `%"conv/Relu:0"` when they are not identifiers; `_` is an absent optional
 input. Constants carry their bytes in base64 (little-endian), or `...` when printed with elide_data=True
-(an elided graph is for reading, not for parsing). Attribute values are Python literals.
+(an elided graph is for reading, not for parsing). Attribute values are Python literals. A state tensor is
+`%s = state(Tensor[...], "<initial bytes>")`, and a node without outputs (assign) is written as a bare call,
+`assign(%s, %v)`.
 """
 
 from __future__ import annotations
@@ -56,19 +58,21 @@ def print_graph(graph: Graph, elide_data: bool = False) -> str:
     outs = ", ".join(_name(n) for n in graph.outputs)
     lines = [f"def @main({params}) -> ({outs}) {{"]
     for name, tensor in graph.tensors.items():
-        if tensor.is_constant:
+        if tensor.is_constant or tensor.is_state:
+            value = tensor.data if tensor.is_constant else tensor.initial
             if elide_data:
                 payload = "..."
             else:
-                raw = np.ascontiguousarray(tensor.data, dtype=tensor.type.dtype.numpy.newbyteorder("<")).tobytes()
+                raw = np.ascontiguousarray(value, dtype=tensor.type.dtype.numpy.newbyteorder("<")).tobytes()
                 payload = '"' + base64.b64encode(raw).decode("ascii") + '"'
-            lines.append(f"  {_name(name)} = constant({format_type(tensor.type)}, {payload})")
+            kind = "constant" if tensor.is_constant else "state"
+            lines.append(f"  {_name(name)} = {kind}({format_type(tensor.type)}, {payload})")
     for node in graph.nodes:
         outs_decl = ", ".join(f"{_name(o)}: {format_type(graph.type_of(o))}" for o in node.outputs)
         args = [_name(i) if i else "_" for i in node.inputs]
         args += [f"{k}={_format_attr(v)}" for k, v in sorted(node.attrs.items())]
         label = f"  # {node.name}" if node.name else ""
-        lines.append(f"  {outs_decl} = {node.op}({', '.join(args)}){label}")
+        lines.append(f"  {outs_decl + ' = ' if outs_decl else ''}{node.op}({', '.join(args)}){label}")
     lines.append(f"  return ({outs})")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -230,10 +234,14 @@ def parse_graph(text: str) -> Graph:
             tok.take(")")
             continue
         line = tok.line
+        if tok.peek(kind="ident"):  # a node without outputs
+            nodes.append(_parse_call(tok, tensors, (), line))
+            continue
         first = _unname(tok.take(kind="name"))
         if tok.peek("="):
             tok.take("=")
-            tok.take("constant")
+            kind = "state" if tok.peek("state") else "constant"
+            tok.take(kind)
             tok.take("(")
             ttype = _parse_type(tok)
             tok.take(",")
@@ -241,7 +249,8 @@ def parse_graph(text: str) -> Graph:
                 raise CompileError("constant data is elided ('...'); print without elision to parse", f"text line {line}")
             raw = base64.b64decode(ast.literal_eval(tok.take(kind="string")))
             data = np.frombuffer(raw, dtype=ttype.dtype.numpy.newbyteorder("<")).astype(ttype.dtype.numpy)
-            tensors[first] = Tensor(first, ttype, data.reshape(ttype.shape))
+            data = data.reshape(ttype.shape)
+            tensors[first] = Tensor(first, ttype, data) if kind == "constant" else Tensor(first, ttype, initial=data)
             tok.take(")")
             continue
         outs = [first]
@@ -254,27 +263,32 @@ def parse_graph(text: str) -> Graph:
             tensors[name] = Tensor(name, _parse_type(tok))
             outs.append(name)
         tok.take("=")
-        op = tok.take(kind="ident")
-        tok.take("(")
-        args: list[str] = []
-        attrs: dict = {}
-        while not tok.peek(")"):
-            if tok.peek(kind="name"):
-                args.append(_unname(tok.take(kind="name")))
-            elif tok.peek("_"):
-                tok.take("_")
-                args.append("")
-            else:
-                key = tok.take(kind="ident")
-                tok.take("=")
-                attrs[key] = _parse_value(tok)
-            if not tok.peek(")"):
-                tok.take(",")
-        end_line = tok.items[tok.i][2]
-        tok.take(")")
-        for arg in args:
-            if arg and arg not in tensors:
-                raise CompileError(f"tensor '{arg}' is used before it is defined", f"text line {line}")
-        nodes.append(Node(op, tuple(args), tuple(outs), attrs, tok.comments.get(end_line, "")))
+        nodes.append(_parse_call(tok, tensors, tuple(outs), line))
     tok.take("}")
     return Graph(tensors, tuple(nodes), tuple(inputs), tuple(outputs))
+
+
+def _parse_call(tok: _Tokens, tensors: dict, outs: tuple, line: int) -> Node:
+    """`op(args, key=value, ...)  # name`, the right-hand side of a node line."""
+    op = tok.take(kind="ident")
+    tok.take("(")
+    args: list[str] = []
+    attrs: dict = {}
+    while not tok.peek(")"):
+        if tok.peek(kind="name"):
+            args.append(_unname(tok.take(kind="name")))
+        elif tok.peek("_"):
+            tok.take("_")
+            args.append("")
+        else:
+            key = tok.take(kind="ident")
+            tok.take("=")
+            attrs[key] = _parse_value(tok)
+        if not tok.peek(")"):
+            tok.take(",")
+    end_line = tok.items[tok.i][2]
+    tok.take(")")
+    for arg in args:
+        if arg and arg not in tensors:
+            raise CompileError(f"tensor '{arg}' is used before it is defined", f"text line {line}")
+    return Node(op, tuple(args), outs, attrs, tok.comments.get(end_line, ""))

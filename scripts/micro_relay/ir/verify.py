@@ -4,6 +4,9 @@ Checks, in order: every shape is static and positive, every tensor fits a 32-bit
 and all tensors together) and its quantization is usable (types.py); every op is registered and its attributes match its
 schema; every tensor is written once (by one node, or as a graph input or constant) and defined before it
 is read; every graph output exists; and every node's declared output types equal what its op infers.
+State tensors (graph.py) are defined from the start, like constants: their initial value matches their type,
+no node writes one as an output, and none is a graph input or output (those live in the arena); only an op
+with `writes_state` (assign) has no outputs.
 """
 
 from __future__ import annotations
@@ -48,7 +51,15 @@ def verify(graph: Graph) -> Graph:
                                "can address", f"tensor '{name}'")
         if tensor.is_constant and tuple(tensor.data.shape) != tensor.type.shape:
             raise CompileError(f"constant data has shape {tensor.data.shape}, type says {tensor.type.shape}", f"tensor '{name}'")
-    defined = set(graph.inputs) | {n for n, t in graph.tensors.items() if t.is_constant}
+        if tensor.is_state:
+            if tensor.is_constant:
+                raise CompileError("a state tensor cannot be a constant", f"tensor '{name}'")
+            if tuple(tensor.initial.shape) != tensor.type.shape or tensor.initial.dtype != tensor.type.dtype.numpy:
+                raise CompileError(f"initial value is {tensor.initial.dtype}{list(tensor.initial.shape)}, type says "
+                                   f"{tensor.type.dtype.value}{list(tensor.type.shape)}", f"tensor '{name}'")
+            if name in graph.inputs or name in graph.outputs:
+                raise CompileError("a state tensor cannot be a graph input or output", f"tensor '{name}'")
+    defined = set(graph.inputs) | {n for n, t in graph.tensors.items() if t.is_constant or t.is_state}
     for name in graph.inputs:
         if name not in graph.tensors:
             raise CompileError("graph input has no type", f"tensor '{name}'")
@@ -73,8 +84,10 @@ def verify(graph: Graph) -> Graph:
             if name not in graph.tensors:
                 raise CompileError(f"output '{name}' has no type", where)
             defined.add(name)
-        if not node.outputs:
+        if not node.outputs and not op.writes_state:
             raise CompileError(f"op {node.op} writes no tensor", where)
+        if node.outputs and op.writes_state:
+            raise CompileError(f"op {node.op} stores into a state and has no outputs", where)
         inferred = op.infer(graph, node)
         if len(inferred) != len(node.outputs):
             raise CompileError(f"op {node.op} writes {len(inferred)} tensors, the node lists {len(node.outputs)}",

@@ -30,6 +30,9 @@ class KernelPlan:
     entry: str = ""  # the runtime function called, where variants of one op call different ones ("" otherwise)
     sources: tuple[str, ...] = ()  # runtime sources crt/src/mr_<stem>.c; the first also names the header
     adapters: tuple[str, ...] = ()  # CMSIS-NN adapter sources crt/cmsis_nn/mr_cmsis_<stem>.c
+    # (output index, input index) pairs the kernel computes correctly when that output is that input's buffer:
+    # an op updating a state (SVDF) writes its new state over the old one, and plan/state.py drops the assign copy
+    inplace_outputs: tuple[tuple[int, int], ...] = ()
 
 
 class Kernel:

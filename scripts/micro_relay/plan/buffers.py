@@ -6,13 +6,15 @@ turns a graph and an order into buffers:
 
 1. Tensor lifetimes. A tensor lives from the step that writes it (step 0 for a graph input) to the step of
    its last reader. A graph output lives to the last step; a tensor nobody reads lives only at the step that
-   writes it. Constants live in flash and are not planned. Graph inputs are arena bytes like any tensor, so
-   invoke may overwrite them once read (as in TFLite Micro: refill them before each call).
+   writes it. Constants live in flash and are not planned; nor are state tensors, which keep their own
+   storage between invokes, and tensors stored in a state's storage (plan/state.py). Graph inputs are arena bytes like any tensor, so invoke may
+   overwrite them once read (as in TFLite Micro: refill them before each call).
 2. Alias. An op with `alias` (reshape) reinterprets its input's bytes: its output joins the buffer of input 0,
-   unless input 0 is a constant.
+   unless input 0 is a constant or a state (the kernel copies it: a state may be assigned while the output is
+   still read).
 3. In place. Walking the order, an op with `inplace` writes its output over input 0 (the output joins input
    0's buffer) when all of these hold at its step:
-   a. input 0 is not a constant;
+   a. input 0 is not a constant or a state;
    b. no tensor already in input 0's buffer (input 0, its aliases, earlier in-place results) is read after
       this step or is a graph output: the bytes are dead once this node has read them. Tensors that join the
       buffer later (a reshape of the output) read a member at a later step, so the members present now are
@@ -128,20 +130,27 @@ def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[in
     for step, node_index in enumerate(order):
         node = graph.nodes[node_index]
         for name in node.inputs:
-            if name and not graph.tensors[name].is_constant:
+            if name and in_arena(graph, name):
                 life[name][1] = step
         for name in node.outputs:
-            life[name] = [step, step]
+            if in_arena(graph, name):
+                life[name] = [step, step]
     for name in graph.outputs:
         if name in life:
             life[name][1] = end
     return {name: (span[0], span[1]) for name, span in life.items()}
 
 
+def in_arena(graph: Graph, name: str) -> bool:
+    """Whether a tensor is planned in the arena: not a constant (flash) nor a state (its own storage)."""
+    t = graph.tensors[name]
+    return not (t.is_constant or t.is_state or t.stored_in)
+
+
 def _shares_input_bytes(graph: Graph, node, op) -> bool:
     """Whether the node's output may take input 0's bytes at all (steps 2 and 3a)."""
     return (op.alias or op.inplace) and bool(node.inputs) and bool(node.inputs[0]) and bool(node.outputs) \
-        and not graph.tensors[node.inputs[0]].is_constant
+        and in_arena(graph, node.inputs[0]) and in_arena(graph, node.outputs[0])
 
 
 def node_overlap(lowered) -> dict[int, int]:
@@ -178,7 +187,7 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
         node = graph.nodes[node_index]
         op = get_op(node.op)
         if node_index in overlap and node.inputs and node.inputs[0] and node.outputs \
-                and not graph.tensors[node.inputs[0]].is_constant:  # step 4
+                and in_arena(graph, node.inputs[0]) and in_arena(graph, node.outputs[0]):  # step 4
             root, out = root_of[node.inputs[0]], node.outputs[0]
             if root_of[out] != root and dies_here(node, root, step):
                 permission[root_of[out]] = (root, overlap[node_index])

@@ -11,7 +11,8 @@ plan_memory(lowered, planners, orders):
   4. keep the candidate with the smallest arena; ties keep the earlier one (the model's order first);
   5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap but
      the permitted ones) before anything is emitted.
-Every candidate's result is kept in `tried` for the report.
+Every candidate's result is kept in `tried` for the report. State tensors get their own storage, laid out
+apart from the arena (state.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_n
 from .check import check_plan
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
+from .state import StatePlan, plan_state
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,7 @@ class MemoryPlan:
     arena_bytes: int
     lower_bound: int
     tried: tuple[Candidate, ...] = ()
+    state: StatePlan = StatePlan()  # the state tensors' storage, apart from the arena (state.py)
 
     def buffer_of(self, tensor: str) -> Buffer:
         index = self.__dict__.get("_buffer_of")
@@ -107,6 +110,6 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
         if best is None or size < best.arena_bytes:
             best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound)
     plan = MemoryPlan(best.order, best.order_name, best.planner, best.buffers, best.offsets, best.arena_bytes,
-                      best.lower_bound, tuple(tried))
+                      best.lower_bound, tuple(tried), plan_state(graph))
     check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
     return plan

@@ -2,6 +2,8 @@
 
 - per tensor: its bytes, first and last use (steps of the chosen order), offset, and the buffer it shares
   (alias and in-place tensors name the same buffer); scratch buffers appear under their own names;
+- the state storage (state.py: what the model keeps between invokes, apart from the arena), its bytes and
+  each state tensor's offset, bytes and the new values written straight into it (no assign copy);
 - the arena size next to the lower bound under the chosen order (the most bytes live at one step), the
   step where it is reached and the buffers live there (the set that must be live at once);
 - every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
@@ -68,7 +70,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         estimate = low.kernel.estimate(lowered.target, graph, node, low.params, low.plan)
         total_estimate += estimate["instructions"] if estimate else 0
         nodes.append({"step": index, "node": node_index, "op": node.op, "name": node.name,
-                      "output": node.outputs[0], "macs": macs, **({"kernel": path} if path else {}),
+                      "output": node.outputs[0] if node.outputs else node.inputs[0], "macs": macs, **({"kernel": path} if path else {}),
                       **({"estimate": estimate} if estimate else {})})
     overlaps = []
     for out, inp, delta in overlap_pairs(list(plan.buffers)):
@@ -88,6 +90,10 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "kernels": lowered.backend,
         "arena_bytes": plan.arena_bytes,
         "lower_bound_bytes": plan.lower_bound,
+        "state_bytes": plan.state.state_bytes,
+        "states": [{"name": n, "offset": off, "bytes": graph.type_of(n).nbytes,
+                    "written_in_place_by": sorted(t.name for t in graph.tensors.values() if t.stored_in == n)}
+                   for n, off in plan.state.offsets.items()],
         "lower_bound_step": step,
         "live_at_lower_bound": [{"buffer": b.name, "bytes": b.size} for b in at_peak],
         "overlaps": overlaps,

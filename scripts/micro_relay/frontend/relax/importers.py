@@ -30,6 +30,7 @@ from .onnx_checks import check_legacy_semantics, check_model, check_quantization
 from .onnx_constants import fold_onnx_constants, static_types
 from .onnx_overrides import converters_replaced
 from .onnx_pad import fold_pad_into_conv
+from .onnx_recurrent import cut_recurrent, splice_recurrent
 from .onnx_tensors import checked_size, element_type
 
 # ONNX operator types whose Relax form the converters cover (checked before import, to name the node).
@@ -40,6 +41,7 @@ SUPPORTED_ONNX_OPS = frozenset({
     "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze",
     "LayerNormalization",
     "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSwish", "Log", "Neg", "Round", "Sqrt",
+    "LSTM", "GRU",  # cut out before the import, spliced back after it (onnx_recurrent.py)
     # mobile networks (convert_conv_transpose, convert_split, ...)
     "ConvTranspose", "Split", "Pad", "Max", "Min", "Pow", "PRelu", "Softplus", "Softsign", "Selu", "HardSigmoid",
     "Gather", "Tile", "Sum", "ReduceSum", "ReduceMax", "ReduceMin", "InstanceNormalization", "Resize", "Upsample",
@@ -160,6 +162,9 @@ def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Gra
     check_value_sizes(model, types, source)
     check_quantization(model, types, source)
     qdq = _check_onnx_graph(model, source)
+    model, cuts, extra_inputs, extra_outputs = cut_recurrent(
+        model, {name: shape for name, (shape, _) in types.items()} | {k: tuple(v) for k, v in shapes.items()}, source)
+    shapes = shapes | {c_out[1]: list(c_out[2]) for cut in cuts for c_out in cut.outputs}
     _, relax = _tvm()
     from tvm.relax.frontend.onnx import from_onnx
 
@@ -182,7 +187,8 @@ def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Gra
         raise CompileError(f"apache-tvm's ONNX importer failed: {what}"[:300], where)
     from .lower import lower_function
 
-    return lower_function(mod["main"], source, io_layout)
+    graph = lower_function(mod["main"], source, io_layout, model_order_outputs=len(extra_outputs))
+    return splice_recurrent(graph, cuts, extra_inputs, extra_outputs)
 
 
 def from_torch(module, example_inputs, io_layout: str = "nhwc", name: str = "torch_module") -> Graph:

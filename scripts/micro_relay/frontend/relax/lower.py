@@ -69,9 +69,11 @@ def _argument(ctx: LowerContext, arg):
     ctx.fail(f"unsupported argument kind {kind}")
 
 
-def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
+def lower_function(func, source: str, io_layout: str = "nhwc", model_order_outputs: int = 0) -> Graph:
     """Lower a Relax `main` function. io_layout 'nhwc' stores 4-D inputs and outputs NHWC (no runtime
-    transpose); 'nchw' keeps the model's layout at the boundary with one transpose per 4-D input/output."""
+    transpose); 'nchw' keeps the model's layout at the boundary with one transpose per 4-D input/output.
+    The last `model_order_outputs` outputs keep the model's layout whatever io_layout says (the inputs of the
+    recurrent nodes spliced in afterwards: onnx_recurrent.py)."""
     ctx = LowerContext(source)
     inputs = []
     for param in func.params:
@@ -96,15 +98,15 @@ def lower_function(func, source: str, io_layout: str = "nhwc") -> Graph:
     ctx.where = f"{source}: outputs"
     results = body.body.fields if type(body.body).__name__ == "Tuple" else [body.body]
     values = []
-    for var in results:  # a tuple-valued result (split's parts) is its values, in order
+    for var in results:  # a tuple-valued result (split's parts, a recurrent cut's inputs) is its values, in order
         value = ctx.values.get(var)
-        values.extend(value if isinstance(value, list) else [value])
+        values.extend(value if isinstance(value, (list, tuple)) else [value])
     outputs = []
     for index, value in enumerate(values):
         if not isinstance(value, Value):
             ctx.fail(f"output {index} is a constant; a model's outputs must be computed")
         name = value.name
-        if value.nhwc and io_layout == "nchw":
+        if value.nhwc and (io_layout == "nchw" or index >= len(values) - model_order_outputs):
             name = ctx.transpose(name, channels_first(ctx.type_of(name).rank), f"output{index}")
         # an output that is also an input or another output gets a name of its own (a reshape: same bytes)
         if name in inputs or name in outputs:
@@ -127,12 +129,12 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
         return _argument(ctx, value)
     if kind == "TupleGetItem":  # one part of a tuple-valued op (split)
         parts = ctx.values.get(value.tuple_value)
-        if not isinstance(parts, list):
+        if not isinstance(parts, (list, tuple)):
             ctx.where = f"{source}: {var.name}"
             ctx.fail("a tuple element of something that is not a tuple of tensors")
         return parts[int(value.index)]
     if kind == "Tuple":
-        return [_argument(ctx, f) for f in value.fields]
+        return tuple(_argument(ctx, f) for f in value.fields)
     op = getattr(getattr(value, "op", None), "name", None)
     ctx.where = f"{source}: {var.name} = {op or kind}"
     if op is None:

@@ -4,6 +4,11 @@ Tensors keep their TFLite names (made unique), types and quantization exactly as
 quantization is set only when both scale and zero point are present, zero point 0 is replicated to match
 per-channel scales, and quantized_dimension is kept for per-channel tensors. Each operator is converted by
 the function registered for its builtin code in the `builtins` package.
+
+Variable tensors (is_variable: the SVDF and LSTM memories a kernel updates in place) become state tensors
+(ir/graph.py) whose initial value is what TFLite Micro's ResetVariableTensors writes at allocation: the zero
+point in every byte for int8, zeros otherwise (a buffer's data is overwritten there, so it is ignored here
+too). Resource tensors (VAR_HANDLE's handles) get no IR tensor: builtins/variables.py maps them to states.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from ...errors import CompileError
 from .. import UnexpectedModelError
 from ...ir.graph import Graph, Node, Tensor
 from ...ir.types import DType, Quant, TensorType
-from .builtins import CONVERTERS, ConvertContext
+from .builtins import CONVERTERS, OUTPUTLESS, ConvertContext
 
 _DTYPES = {
     TfType.FLOAT32: DType.FLOAT32,
@@ -73,6 +78,8 @@ def _read_tensors(model, graph, names: list[str]) -> dict[str, Tensor]:
         if any(d < 0 for d in shape):
             raise CompileError(f"unknown dimension in shape {list(shape)}", where)
         tf_type = t.Type()
+        if tf_type == TfType.RESOURCE:  # a resource variable's handle: builtins/variables.py
+            continue
         if tf_type not in _DTYPES:
             raise CompileError(f"unsupported tensor type {_TYPE_NAMES.get(tf_type, tf_type)}", where)
         dtype = _DTYPES[tf_type]
@@ -96,6 +103,10 @@ def _read_tensors(model, graph, names: list[str]) -> dict[str, Tensor]:
                 data = np.frombuffer(raw, dtype=dtype.numpy.newbyteorder("<")).astype(dtype.numpy).reshape(shape)
             elif buf.Offset() > 1:
                 raise CompileError("constant stored outside the flatbuffer (large-model offset) is not supported", where)
+        if t.IsVariable():
+            fill = ttype.quant.zero_point if dtype is DType.INT8 and ttype.quant is not None else 0
+            tensors[name] = Tensor(name, ttype, initial=np.full(shape, fill, dtype.numpy))
+            continue
         tensors[name] = Tensor(name, ttype, data)
     return tensors
 
@@ -172,6 +183,7 @@ def _read(data: bytes, where: str) -> Graph:
     names = _unique_names(subgraph)
     tensors = _read_tensors(model, subgraph, names)
     ctx = ConvertContext(tensors)
+    ctx.model, ctx.model_bytes = model, len(data)  # for converters that read another subgraph (CALL_ONCE)
     nodes: list[Node] = []
     for op_index in range(subgraph.OperatorsLength()):
         op = subgraph.Operators(op_index)
@@ -193,7 +205,7 @@ def _read(data: bytes, where: str) -> Graph:
             raise CompileError(f"unsupported operator {op_name}", op_where)
         inputs = _tensor_names(names, input_indices, "input", op_where, optional=True)
         outputs = _tensor_names(names, output_indices, "output", op_where, optional=False)
-        if not outputs:
+        if not outputs and code not in OUTPUTLESS:
             raise CompileError("operator has no outputs", op_where)
         ctx.where = op_where
         ctx.op_index = op_index
@@ -207,6 +219,12 @@ def _read(data: bytes, where: str) -> Graph:
             raise CompileError(f"a tensor is listed twice as a graph {kind}", where)
     if not graph_outputs:
         raise CompileError("model has no outputs", where)
+    for name in graph_inputs + graph_outputs:
+        if name not in ctx.tensors:
+            raise CompileError("a resource variable handle is a graph input or output", f"tensor '{name}'")
+        if ctx.tensors[name].is_state:
+            raise CompileError("a variable tensor is a graph input or output, which micro-relay does not support",
+                               f"tensor '{name}'")
     # Graph inputs that TFLite stores with data (rare) are not constants for us.
     all_tensors = dict(ctx.tensors)
     for name in graph_inputs:

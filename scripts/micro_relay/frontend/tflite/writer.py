@@ -9,7 +9,11 @@ converted model:
 - operator codes list each builtin once, in order of first use, with both `builtin_code` and
   `deprecated_builtin_code` (capped at 127, PLACEHOLDER_FOR_GREATER_OP_CODES) set;
 - quantization is written only when a scale is given: scale (float32), zero point (int64, one per scale)
-  and quantized_dimension for per-channel tensors.
+  and quantized_dimension for per-channel tensors;
+- stateful models: `tensor(..., variable=True)` marks a variable tensor (is_variable: the SVDF/LSTM state a
+  kernel updates in place), dtype "resource" a resource-variable handle (VAR_HANDLE's output), and
+  `subgraph(builder)` adds another builder's tensors and operators as a further subgraph (CALL_ONCE's init
+  subgraph), sharing this model's operator codes and buffers.
 
 Operator options are given by readable keyword (`stride=(2, 2)`, `padding="SAME"`, `activation="RELU6"`);
 the tables below (`_OPERATORS`) say which keywords each operator takes and what each defaults to. Output
@@ -108,6 +112,10 @@ def _hw(field_h: str, field_w: str, default=None) -> _Option:
         return [(field_h, h), (field_w, w)]
 
     return _Option(encode, default)
+
+
+def _string(field: str, default=None) -> _Option:
+    return _Option(lambda v: [(field, str(v))], default)
 
 
 def _scalar(field: str, cast: type, default=None) -> _Option:
@@ -215,6 +223,13 @@ _OPERATORS: dict[str, _OpSpec] = {
     "BATCH_TO_SPACE_ND": _OpSpec("BatchToSpaceNDOptions", {}),
     "CAST": _OpSpec("CastOptions", {"in_data_type": _tensor_type("InDataType"),
                                     "out_data_type": _tensor_type("OutDataType")}),
+    # binary math: element-wise binary ops, comparisons, logical ops, select, PReLU, batch matmul
+    "DIV": _OpSpec("DivOptions", {"activation": _activation()}),
+    **{name: _OpSpec(None, {}) for name in (
+        "MAXIMUM", "MINIMUM", "POW", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD", "EQUAL", "NOT_EQUAL", "LESS",
+        "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "SELECT", "SELECT_V2",
+        "PRELU")},
+    "BATCH_MATMUL": _OpSpec("BatchMatMulOptions", {"adj_x": _scalar("AdjX", bool), "adj_y": _scalar("AdjY", bool)}),
     # unary math
     "ABS": _OpSpec(None, {}),
     "NEG": _OpSpec(None, {}),
@@ -229,13 +244,22 @@ _OPERATORS: dict[str, _OpSpec] = {
     "HARD_SWISH": _OpSpec(None, {}),
     "ELU": _OpSpec(None, {}),
     "GELU": _OpSpec("GeluOptions", {"approximate": _scalar("Approximate", bool)}),
-    # binary math: element-wise binary ops, comparisons, logical ops, select, PReLU, batch matmul
-    "DIV": _OpSpec("DivOptions", {"activation": _activation()}),
-    **{name: _OpSpec(None, {}) for name in (
-        "MAXIMUM", "MINIMUM", "POW", "SQUARED_DIFFERENCE", "FLOOR_DIV", "FLOOR_MOD", "EQUAL", "NOT_EQUAL", "LESS",
-        "LESS_EQUAL", "GREATER", "GREATER_EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "SELECT", "SELECT_V2",
-        "PRELU")},
-    "BATCH_MATMUL": _OpSpec("BatchMatMulOptions", {"adj_x": _scalar("AdjX", bool), "adj_y": _scalar("AdjY", bool)}),
+    # stateful models: SVDF and resource variables
+    "SVDF": _OpSpec("SVDFOptions", {"rank": _scalar("Rank", int, _REQUIRED), "activation": _activation(),
+                                    "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool)}),
+    "VAR_HANDLE": _OpSpec("VarHandleOptions", {"container": _string("Container"),
+                                               "shared_name": _string("SharedName", _REQUIRED)}),
+    "READ_VARIABLE": _OpSpec(None, {}),
+    "ASSIGN_VARIABLE": _OpSpec(None, {}),
+    "CALL_ONCE": _OpSpec("CallOnceOptions", {"init_subgraph_index": _scalar("InitSubgraphIndex", int, _REQUIRED)}),
+    # recurrent: the cell gate's activation is TANH (TFLite Micro runs no other), the states are variables
+    "UNIDIRECTIONAL_SEQUENCE_LSTM": _OpSpec("UnidirectionalSequenceLSTMOptions", {
+        "activation": _Option(lambda v: [("FusedActivationFunction",
+                                          _enum_value("activation", ActivationFunctionType, v))], "TANH"),
+        "cell_clip": _scalar("CellClip", float), "proj_clip": _scalar("ProjClip", float),
+        "time_major": _scalar("TimeMajor", bool),
+        "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool),
+        "diagonal_recurrent_tensors": _scalar("DiagonalRecurrentTensors", bool)}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))
@@ -267,6 +291,8 @@ class _Tensor:
     dtype: np.dtype
     data: bytes | None
     quant: _Quantization | None
+    variable: bool = False
+    tf_type: int | None = None  # the TFLite type when numpy has none (RESOURCE)
 
 
 @dataclass(frozen=True)
@@ -279,7 +305,8 @@ class _Operator:
 
 
 class TFLiteBuilder:
-    """Collects tensors and operators of one subgraph; `build()` returns the .tflite bytes."""
+    """Collects tensors and operators of one subgraph (and the builders of further ones, `subgraph`);
+    `build()` returns the .tflite bytes."""
 
     def __init__(self, description: str = "Micro Relay TFLite writer"):
         self._description = description
@@ -288,22 +315,28 @@ class TFLiteBuilder:
         self._operators: list[_Operator] = []
         self._inputs: tuple[str, ...] | None = None
         self._outputs: tuple[str, ...] | None = None
+        self._subgraphs: list["TFLiteBuilder"] = []
 
     # -- tensors --------------------------------------------------------------------------------------
 
     def tensor(self, name: str, shape: Sequence[int], dtype, data=None, scale=None, zero_point=None,
-               axis: int | None = None) -> str:
+               axis: int | None = None, variable: bool = False) -> str:
         """Add a tensor and return its name.
 
         `data` makes it a constant (cast to `dtype`, stored little-endian in row-major order). `scale`
         is a number (per-tensor) or a sequence (per-channel along `axis`, which is then required);
         `zero_point` is a number, repeated for every channel, or one per scale, and defaults to 0.
+        `variable` marks a tensor an operator keeps between invokes (an LSTM's states: is_variable).
         """
         if name in self._index:
             raise ValueError(f"tensor {name!r} is defined twice")
         shape = tuple(int(d) for d in shape)
         if any(d < 0 for d in shape):
             raise ValueError(f"tensor {name!r}: negative dimension in {list(shape)}")
+        if isinstance(dtype, str) and dtype.lower() == "resource":
+            self._index[name] = len(self._tensors)
+            self._tensors.append(_Tensor(name, shape, np.dtype(np.int32), None, None, False, TensorType.RESOURCE))
+            return name
         np_dtype = _numpy_dtype(dtype)
         raw = None
         if data is not None:
@@ -313,7 +346,7 @@ class TFLiteBuilder:
             raw = array.astype(np_dtype).reshape(shape).astype(np_dtype.newbyteorder("<")).tobytes(order="C")
         quant = self._quantization(name, shape, scale, zero_point, axis)
         self._index[name] = len(self._tensors)
-        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant))
+        self._tensors.append(_Tensor(name, shape, np_dtype, raw, quant, bool(variable)))
         return name
 
     @staticmethod
@@ -365,6 +398,11 @@ class TFLiteBuilder:
             spec.table, tuple(fields)))
         return self
 
+    def subgraph(self, builder: "TFLiteBuilder") -> int:
+        """Add `builder`'s tensors and operators as the next subgraph; returns its index (1, 2, ...)."""
+        self._subgraphs.append(builder)
+        return len(self._subgraphs)
+
     def inputs(self, *names: str) -> "TFLiteBuilder":
         """Set the subgraph inputs (default: non-constant tensors that no operator produces)."""
         self._inputs = tuple(self._check(n) for n in names)
@@ -387,7 +425,7 @@ class TFLiteBuilder:
     def _default_io(self) -> tuple[list[int], list[int]]:
         produced = {i for op in self._operators for i in op.outputs}
         consumed = {i for op in self._operators for i in op.inputs}
-        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and i not in produced]
+        inputs = [i for i, t in enumerate(self._tensors) if t.data is None and not t.variable and i not in produced]
         outputs = [i for i in range(len(self._tensors)) if i in produced and i not in consumed]
         if self._inputs is not None:
             inputs = [self._index[n] for n in self._inputs]
@@ -400,33 +438,21 @@ class TFLiteBuilder:
     def build(self) -> bytes:
         """Serialize the model; the same builder calls give the same bytes."""
         fb = flatbuffers.Builder(1024)
-        codes = list(dict.fromkeys(op.code for op in self._operators))  # first-use order
+        graphs = [self, *self._subgraphs]
+        codes = list(dict.fromkeys(op.code for g in graphs for op in g._operators))  # first-use order
 
-        # Buffers: 0 is the empty sentinel, then one per constant tensor in tensor order.
-        buffer_of: dict[int, int] = {}
+        # Buffers: 0 is the empty sentinel, then one per constant tensor in tensor order (subgraph by subgraph).
         buffer_data: list[bytes | None] = [None]
-        for index, t in enumerate(self._tensors):
-            if t.data is not None:
-                buffer_of[index] = len(buffer_data)
-                buffer_data.append(t.data)
+        buffer_of: list[dict[int, int]] = []
+        for g in graphs:
+            buffer_of.append({})
+            for index, t in enumerate(g._tensors):
+                if t.data is not None:
+                    buffer_of[-1][index] = len(buffer_data)
+                    buffer_data.append(t.data)
         buffers = [self._buffer(fb, data) for data in buffer_data]
-
-        tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
-        operators = [self._operator(fb, op, codes.index(op.code)) for op in self._operators]
-        graph_inputs, graph_outputs = self._default_io()
-
-        tensors_vec = self._offsets(fb, tflite.SubGraphStartTensorsVector, tensors)
-        inputs_vec = self._ints(fb, tflite.SubGraphStartInputsVector, graph_inputs)
-        outputs_vec = self._ints(fb, tflite.SubGraphStartOutputsVector, graph_outputs)
-        operators_vec = self._offsets(fb, tflite.SubGraphStartOperatorsVector, operators)
-        subgraph_name = fb.CreateString("main")
-        tflite.SubGraphStart(fb)
-        tflite.SubGraphAddTensors(fb, tensors_vec)
-        tflite.SubGraphAddInputs(fb, inputs_vec)
-        tflite.SubGraphAddOutputs(fb, outputs_vec)
-        tflite.SubGraphAddOperators(fb, operators_vec)
-        tflite.SubGraphAddName(fb, subgraph_name)
-        subgraph = tflite.SubGraphEnd(fb)
+        subgraphs = [g._subgraph(fb, codes, where, "main" if k == 0 else f"subgraph{k}")
+                     for k, (g, where) in enumerate(zip(graphs, buffer_of))]
 
         opcodes = []
         for code in codes:
@@ -437,7 +463,7 @@ class TFLiteBuilder:
             opcodes.append(tflite.OperatorCodeEnd(fb))
 
         opcodes_vec = self._offsets(fb, tflite.ModelStartOperatorCodesVector, opcodes)
-        subgraphs_vec = self._offsets(fb, tflite.ModelStartSubgraphsVector, [subgraph])
+        subgraphs_vec = self._offsets(fb, tflite.ModelStartSubgraphsVector, subgraphs)
         buffers_vec = self._offsets(fb, tflite.ModelStartBuffersVector, buffers)
         description = fb.CreateString(self._description)
         tflite.ModelStart(fb)
@@ -448,6 +474,24 @@ class TFLiteBuilder:
         tflite.ModelAddBuffers(fb, buffers_vec)
         fb.Finish(tflite.ModelEnd(fb), file_identifier=FILE_IDENTIFIER)
         return bytes(fb.Output())
+
+    def _subgraph(self, fb, codes: list[int], buffer_of: dict[int, int], name: str) -> int:
+        tensors = [self._tensor(fb, t, buffer_of.get(i, 0)) for i, t in enumerate(self._tensors)]
+        operators = [self._operator(fb, op, codes.index(op.code)) for op in self._operators]
+        graph_inputs, graph_outputs = self._default_io()
+
+        tensors_vec = self._offsets(fb, tflite.SubGraphStartTensorsVector, tensors)
+        inputs_vec = self._ints(fb, tflite.SubGraphStartInputsVector, graph_inputs)
+        outputs_vec = self._ints(fb, tflite.SubGraphStartOutputsVector, graph_outputs)
+        operators_vec = self._offsets(fb, tflite.SubGraphStartOperatorsVector, operators)
+        subgraph_name = fb.CreateString(name)
+        tflite.SubGraphStart(fb)
+        tflite.SubGraphAddTensors(fb, tensors_vec)
+        tflite.SubGraphAddInputs(fb, inputs_vec)
+        tflite.SubGraphAddOutputs(fb, outputs_vec)
+        tflite.SubGraphAddOperators(fb, operators_vec)
+        tflite.SubGraphAddName(fb, subgraph_name)
+        return tflite.SubGraphEnd(fb)
 
     @staticmethod
     def _aligned_bytes(fb: flatbuffers.Builder, data: bytes) -> int:
@@ -480,11 +524,13 @@ class TFLiteBuilder:
             quant = tflite.QuantizationParametersEnd(fb)
         tflite.TensorStart(fb)
         tflite.TensorAddShape(fb, shape)
-        tflite.TensorAddType(fb, _TENSOR_TYPES[t.dtype])
+        tflite.TensorAddType(fb, _TENSOR_TYPES[t.dtype] if t.tf_type is None else t.tf_type)
         tflite.TensorAddBuffer(fb, buffer)
         tflite.TensorAddName(fb, name)
         if quant is not None:
             tflite.TensorAddQuantization(fb, quant)
+        if t.variable:
+            tflite.TensorAddIsVariable(fb, True)
         return tflite.TensorEnd(fb)
 
     def _operator(self, fb, op: _Operator, opcode_index: int) -> int:
@@ -505,6 +551,7 @@ class TFLiteBuilder:
         table = op.table
         vectors = {field: fb.CreateNumpyVector(np.asarray(value, dtype=np.int32))
                    for field, value in op.fields if isinstance(value, list)}
+        vectors.update({field: fb.CreateString(value) for field, value in op.fields if isinstance(value, str)})
         getattr(tflite, f"{table}Start")(fb)
         for field, value in op.fields:
             getattr(tflite, f"{table}Add{field}")(fb, vectors.get(field, value))

@@ -1,10 +1,12 @@
 """reshape: no runtime kernel. The planner aliases output and input (OpDef.alias), so nothing runs, except for
-a reshape of a constant (left when constant folding did not run): an inline byte copy into the arena."""
+a reshape of a constant (left when constant folding did not run) or of a state (whose storage is not the
+arena, and may be assigned while the reshape's output is still read): an inline byte copy into the arena."""
 
 from __future__ import annotations
 
 from ..base import Kernel
 from ..registry import kernel
+from .assign import byte_copy
 
 
 @kernel
@@ -14,9 +16,7 @@ class PortableReshape(Kernel):
 
     def emit(self, ctx, node, p, plan):
         source = node.inputs[0]
-        if not ctx.graph.tensors[source].is_constant:
+        tensor = ctx.graph.tensors[source]
+        if not (tensor.is_constant or tensor.is_state):
             return ""
-        nbytes = ctx.graph.type_of(source).nbytes
-        return (f"{{ size_t i; const uint8_t *src = (const uint8_t *){ctx.tensor(source)}; "
-                f"uint8_t *dst = (uint8_t *){ctx.tensor(node.outputs[0])}; "
-                f"for (i = 0; i < {nbytes}u; ++i) {{ dst[i] = src[i]; }} }}")
+        return byte_copy(ctx.tensor(source), ctx.tensor(node.outputs[0]), ctx.graph.type_of(source).nbytes)

@@ -28,7 +28,8 @@ ORDERS: dict[str, Order] = {
 
 
 def check_order(graph: Graph, order: tuple[int, ...]) -> None:
-    """Raise AssertionError unless `order` runs every node once, each after the producers of its inputs."""
+    """Raise AssertionError unless `order` runs every node once, each after the producers of its inputs and
+    the nodes its reads and assigns of state must follow (Graph.state_order)."""
     if sorted(order) != list(range(len(graph.nodes))):
         raise AssertionError(f"operator order {order} is not a permutation of the {len(graph.nodes)} nodes")
     producer = graph.producers()
@@ -37,6 +38,11 @@ def check_order(graph: Graph, order: tuple[int, ...]) -> None:
         for name in graph.nodes[index].inputs:
             if name in producer and step_of[producer[name]] >= step:
                 raise AssertionError(f"operator order runs node {index} before the producer of '{name}'")
+    for index, before in graph.state_order().items():
+        for earlier in before:
+            if step_of[earlier] >= step_of[index]:
+                raise AssertionError(f"operator order runs node {index} before node {earlier}, which it must "
+                                     "follow for the state both touch")
 
 
 __all__ = ["ORDERS", "LiveBytes", "check_order"]

@@ -20,6 +20,8 @@ step by step, so that orders can be compared while they are built:
    while it runs, min(output + d, input) bytes fewer (buffers.pair_saving).
 4. After v: the live bytes of S, plus the units v creates, minus every unit v reads or creates that has no
    reader outside S + v and is not pinned.
+A node's dependencies are the producers of its inputs and, for reads and assigns of state tensors, the
+order Graph.state_order gives; states, like constants, are not arena bytes.
 Sets of nodes are Python ints used as bit masks (bit i = node i).
 """
 
@@ -38,16 +40,19 @@ class LiveBytes:
         self.graph = graph
         self.n = len(graph.nodes)
         producer = graph.producers()
-        const = {name for name, t in graph.tensors.items() if t.is_constant}
+        const = {name for name, t in graph.tensors.items()  # not in the arena
+                 if t.is_constant or t.is_state or t.stored_in}
+        state_order = graph.state_order()
         root: dict[str, str] = {}
         for node in graph.nodes:  # the node list is topological: a unit's first tensor is seen first
             for name in node.inputs:
                 if name and name not in const:
                     root.setdefault(name, name)
             for name in node.outputs:
-                root.setdefault(name, name)
+                if name not in const:
+                    root.setdefault(name, name)
             src = node.inputs[0] if node.inputs else ""
-            if get_op(node.op).alias and src and src not in const and node.outputs:
+            if get_op(node.op).alias and src and src not in const and node.outputs and node.outputs[0] not in const:
                 root[node.outputs[0]] = root[src]
         for name in graph.inputs + graph.outputs:
             if name not in const:
@@ -80,22 +85,24 @@ class LiveBytes:
             read = sorted({self.unit_of[n] for n in node.inputs if n and n not in const})
             for u in read:
                 self.readers[u] |= 1 << v
-            for name in node.inputs:
-                if name in producer:
-                    self.deps[v] |= 1 << producer[name]
-            self.dep_list.append(tuple(sorted({producer[name] for name in node.inputs if name in producer})))
+            before = {producer[name] for name in node.inputs if name in producer} | state_order.get(v, set())
+            for d in before:
+                self.deps[v] |= 1 << d
+            self.dep_list.append(tuple(sorted(before)))
             self.reads.append(tuple(read))
-            made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs) if creator[u] == v}))
+            made = tuple(sorted({u for u in (self.unit_of[o] for o in node.outputs if o not in const)
+                                 if creator[u] == v}))
             self.creates.append(made)
             self.new_bytes[v] = sum(self.size[u] for u in made) + align_up(scratch.get(v, 0), SCRATCH_ALIGN)
             src = node.inputs[0] if node.inputs else ""
-            if get_op(node.op).inplace and src and src not in const and node.outputs:
+            if get_op(node.op).inplace and src and src not in const and node.outputs and node.outputs[0] not in const:
                 u0, uo = self.unit_of[src], self.unit_of[node.outputs[0]]
                 others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
                 same = raw[u0] == raw[uo] and graph.type_of(src).size == graph.type_of(node.outputs[0]).size
                 if u0 != uo and uo in made and same and u0 not in others:
                     self.inplace[v] = (u0, uo)
-            if v in overlap and self.inplace[v] is None and src and src not in const and node.outputs:
+            if v in overlap and self.inplace[v] is None and src and src not in const and node.outputs \
+                    and node.outputs[0] not in const:
                 u0, uo = self.unit_of[src], self.unit_of[node.outputs[0]]
                 others = {self.unit_of[n] for n in node.inputs[1:] if n and n not in const}
                 if u0 != uo and uo in made and u0 not in others:

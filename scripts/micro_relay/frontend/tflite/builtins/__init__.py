@@ -14,9 +14,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .context import CONVERTERS, ConvertContext, converts, make_node
+from .context import CONVERTERS, OUTPUTLESS, ConvertContext, converts, make_node
 
-__all__ = ["CONVERTERS", "ConvertContext", "converts", "make_node"]
+__all__ = ["CONVERTERS", "OUTPUTLESS", "ConvertContext", "converts", "make_node"]
 
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     if _module != "context":

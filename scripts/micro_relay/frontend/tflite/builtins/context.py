@@ -79,6 +79,7 @@ class ConvertContext:
 
 
 CONVERTERS: dict[int, Callable] = {}
+OUTPUTLESS: set[int] = set()  # builtin codes whose operators write no tensor (ASSIGN_VARIABLE, CALL_ONCE)
 
 
 def converts(*codes: int):
