@@ -4,7 +4,7 @@ two_convs (graphs.py):  x ─ conv1 ─ relu ─ conv2 ─ reshape ─ dense ─
 With conv1 in int16 it reads x/int16 (float -> int16) and writes int16, which relu reads as conv1/int8
 (int16 -> int8); the layer's SQNR rises from 36.6 dB (int8) to 46.8 dB, where the int8 weights now set the
 limit. Then every shape with every node that can in int16, each conversion between types made once, the
-command line, and the refusals (sigmoid and tanh have no int16 kernel)."""
+command line, and the refusals (hard_swish and elu have no int16 kernel)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from micro_relay.quantize.observe import TensorStats, choose_range
 from micro_relay.quantize.rewrite import plan_domains
 from micro_relay.quantize.rules import RULES
 
-from .graphs import SHAPES, activations, linear, residual, samples, two_convs
+from .graphs import SHAPES, Builder, linear, residual, samples, two_convs
 from .support import assert_c_matches_reference, split
 
 I8, I16, I32, I64, F32 = DType.INT8, DType.INT16, DType.INT32, DType.INT64, DType.FLOAT32
@@ -87,9 +87,9 @@ def every_int16_node(graph):
 @pytest.mark.parametrize("int8_io", [False, True], ids=["float_io", "int8_io"])
 @pytest.mark.parametrize("shape", SHAPES)
 def test_every_shape_in_int16(shape, int8_io, tmp_path):
-    """Every node that has an int16 kernel in int16 (sigmoid and tanh stay int8): each op's prepare accepts
-    it, int16 tensors are symmetric, biases int64, softmax outputs (1/32768, 0), each conversion exists once,
-    and the C is bit-exact with the reference interpreter."""
+    """Every node that has an int16 kernel in int16: each op's prepare accepts it, int16 tensors are
+    symmetric, biases int64, softmax, sigmoid and tanh output (1/32768, 0), each conversion exists once, and
+    the C is bit-exact with the reference interpreter."""
     make, scale = SHAPES[shape]
     graph = make()
     q, report = quantize_with_report(graph, samples(graph, 48, seed=0, scale=scale),
@@ -113,8 +113,8 @@ def test_every_shape_in_int16(shape, int8_io, tmp_path):
             assert all(t.dtype == I16 for t in data), node.label
         if node.op in ("nn.conv2d", "nn.depthwise_conv2d", "nn.conv2d_transpose", "nn.dense"):
             assert q.type_of(node.inputs[1]).dtype == I8 and q.type_of(node.inputs[2]).dtype == I64
-        if node.op == "nn.softmax":
-            assert out.quant == Quant.tensor(1 / 32768, 0)
+        if node.op in ("nn.softmax", "sigmoid", "tanh"):
+            assert out.quant == Quant.tensor(1 / 32768, 0), node.label
     if int8_io:
         rng = np.random.default_rng(3)
         held_out = [[rng.integers(-128, 128, q.type_of(n).shape).astype(np.int8) for n in q.inputs] for _ in range(6)]
@@ -155,9 +155,11 @@ def test_int16_names_match_like_keep_float():
     assert plan_domains(graph, keep_float=("conv2",), int16=("conv1",)) == [I16, I8, F32, F32, I8]
 
 
-@pytest.mark.parametrize("op", ["sigmoid", "tanh"])
+@pytest.mark.parametrize("op", ["nn.hard_swish", "nn.elu"])
 def test_op_without_int16_kernel_is_refused_in_one_line(op):
-    graph = activations()
+    """x[1,12] ─ dense ─► h ─ op ─► y, with both named by --int16."""
+    b = Builder(8)
+    graph = b.graph(b.op(op, (b.dense(b.input("x", (1, 12)), "h", 8),), "y"))
     with pytest.raises(CompileError) as info:
         quantize_graph(graph, samples(graph, 4, seed=0), QuantizeOptions(int16=(op, "h")))
     message = str(info.value)
@@ -223,14 +225,16 @@ def test_cli_int16_flag(tmp_path, capsys):
     assert "mr_quantize_f32_s16(" in source and "mr_quantize_s16_s8(" in source and "mr_sigmoid_s8(" in source
 
 
-def test_cli_int16_sigmoid_is_refused(tmp_path, capsys):
+def test_cli_int16_sigmoid(tmp_path, capsys):
+    """LOGISTIC in int16 reads the dense's int8 output requantized to int16 and writes (2^-15, 0)."""
     model, calibration = float_tflite(tmp_path / "net.tflite")
     out = tmp_path / "out"
     code = main(["compile", str(model), "-o", str(out), "--quantize", "int8", "--calibration", str(calibration),
                  "--int16", "sigmoid"])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and len(err.splitlines()) == 1, err
-    assert "no int16 kernel for sigmoid" in err and "--keep-float sigmoid" in err
-    assert not out.exists()
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "int16 activations in 1 layer" in err
+    source = (out / "net.c").read_text()
+    assert "mr_sigmoid_s16(" in source and "mr_quantize_s8_s16(" in source and "mr_dense_s8" in source
     code = main(["compile", str(model), "-o", str(out), "--int16", "nn.dense"])
     assert code == 2 and "--int16 needs --quantize int8" in capsys.readouterr().err

@@ -7,6 +7,7 @@ activations and int8 weights instead (TFLite's 16x8 scheme), ops the user keeps 
   percentile, mse);
 - params.py: scales and zero points from ranges; symmetric int8 weights, int32 biases (int64 under int16);
 - rules.py: which ops have int8 (and int16) kernels and how each one's output quantization is chosen;
+- domains.py: which type (float, int8, int16) each node runs in;
 - rewrite.py: the graph rewrite (a pure function of graph, ranges and options);
 - report.py: per-layer scale, zero point and SQNR, weight and arena bytes;
 - post_training.py: the whole step in one call; cli_options.py: its command-line face.

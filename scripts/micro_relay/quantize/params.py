@@ -32,24 +32,41 @@ def round_half_away(x: np.ndarray) -> np.ndarray:
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
-def activation_quant(lo: float, hi: float, dtype: DType = DType.INT8, min_scale: float = 0.0) -> Quant:
+def activation_quant(lo: float, hi: float, dtype: DType = DType.INT8, min_scale: float = 0.0,
+                     max_scale: float = np.inf) -> Quant:
     """Asymmetric per-tensor quantization covering [lo, hi] (widened to hold 0) with the type's range.
 
     `min_scale` raises the scale when a kernel needs it (ADD needs an output scale above a bound); the
-    range then grows around the same zero."""
+    range then grows around the same zero. `max_scale` lowers it (DIV needs one below a bound); the range
+    then shrinks and the values beyond it saturate."""
     lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"range [{lo}, {hi}] is not finite")
     if hi == lo:
         hi = 1.0
     if dtype == DType.INT16:  # TFLite's int16 activations are symmetric with zero point 0
-        return Quant.tensor(_float32_at_least(max(max(-lo, hi) / dtype.max, min_scale)), 0)
-    scale = _float32_at_least(max((hi - lo) / (dtype.max - dtype.min), min_scale))
+        return Quant.tensor(_bounded(max(-lo, hi) / dtype.max, min_scale, max_scale), 0)
+    scale = _bounded((hi - lo) / (dtype.max - dtype.min), min_scale, max_scale)
     zero_point = int(round_half_away(dtype.min - lo / scale))
     return Quant.tensor(scale, min(max(zero_point, dtype.min), dtype.max))
 
 
-def _float32_at_least(value: float) -> float:
+def _bounded(value: float, low: float, high: float) -> float:
+    """value raised to low, else lowered to high, as float32 still within the bound it met."""
+    if value >= low and value > high:
+        return float32_at_most(high)
+    return float32_at_least(max(value, low))
+
+
+def float32_at_most(value: float) -> float:
+    """The float32 nearest `value` that is not above it."""
+    scale = np.float32(value)
+    if float(scale) > value:
+        scale = np.nextafter(scale, np.float32(0))
+    return float(scale)
+
+
+def float32_at_least(value: float) -> float:
     """The float32 nearest `value` that is not below it (so a bound like ADD's stays met)."""
     scale = np.float32(value)
     if float(scale) < value:

@@ -90,12 +90,14 @@ def build_report(float_graph: Graph, result: Rewritten, samples, method: str, pe
                  calibration_seconds: float, float_values: list | None = None) -> QuantizationReport:
     """Run the quantized graph on the samples (and the float one, unless calibration kept its values)."""
     q_graph = result.graph
-    watched = [float_graph.nodes[i].outputs[0] for i in result.int_nodes]
-    signal = dict.fromkeys(watched + list(float_graph.outputs), 0.0)
+    watched = [float_graph.nodes[i].outputs[0] for i in result.int_nodes
+               if float_graph.nodes[i].outputs[0] in result.quants]  # not bools and indices
+    real_outputs = [n for n in float_graph.outputs if float_graph.type_of(n).dtype.is_float]
+    signal = dict.fromkeys(watched + real_outputs, 0.0)
     noise = dict.fromkeys(signal, 0.0)
     for index, sample in enumerate(samples):
         f_values = float_values[index] if float_values else run(float_graph, sample, keep_all=True)
-        q_inputs = [quantize_array(x, q_graph.type_of(n).quant) if not q_graph.type_of(n).dtype.is_float else x
+        q_inputs = [quantize_array(x, q_graph.type_of(n).quant) if q_graph.type_of(n).quant is not None else x
                     for n, x in zip(q_graph.inputs, sample)]
         q_values = run(q_graph, q_inputs, keep_all=True)
         for name in signal:
@@ -110,10 +112,12 @@ def build_report(float_graph: Graph, result: Rewritten, samples, method: str, pe
     for i in result.int_nodes:
         node = float_graph.nodes[i]
         out = node.outputs[0]
+        if out not in result.quants:
+            continue
         q = result.quants[out]
         layers.append(LayerReport(i, node.op, out, q.scale, q.zero_point, sqnr_db(signal[out], noise[out]),
                                   q_graph.type_of(result.int_names[out]).dtype.value))
-    outputs = tuple((n, sqnr_db(signal[n], noise[n])) for n in float_graph.outputs)
+    outputs = tuple((n, sqnr_db(signal[n], noise[n])) for n in real_outputs)
     kept = tuple(f"{n.op} '{n.name or n.outputs[0]}'" for i, n in enumerate(float_graph.nodes)
                  if i not in set(result.int_nodes))
     return QuantizationReport(method, per_channel, len(samples), tuple(layers), outputs, kept,

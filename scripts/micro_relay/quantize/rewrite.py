@@ -7,9 +7,10 @@ Step by step:
    name without its `nn.` prefix, or node name) are float; nodes the user names in `int16` (matched the same
    way) run with int16 activations and int8 weights (TFLite's 16x8 scheme); an op with an int8 rule
    (rules.py) is int8; an op without one is an error naming every such op, unless kept, and so is an int16
-   node whose op has no int16 kernel (sigmoid, tanh). A pure data-movement op whose data inputs all come
-   from float nodes stays in float too (from int16 nodes: int16), so keeping an op in float does not put a
-   quantize/dequantize pair around the reshape after it.
+   node whose op has no int16 kernel (hard_swish, the comparisons, ...). A pure data-movement op whose data
+   inputs all come from float nodes stays in float too (from int16 nodes: int16), so keeping an op in float
+   does not put a quantize/dequantize pair around the reshape after it. A node that reads and writes no float tensor
+   (int32 shape arithmetic, logical ops on bools) is left as it is.
 3. Walk the nodes in order and emit the new graph. Each original tensor has a home version (the one its
    producer writes: int8, int16 or float) and, on demand, one version of each other type, converted from the
    home and shared by every reader: qnn.quantize for float -> int8/int16 (with the tensor's calibrated
@@ -22,6 +23,7 @@ Step by step:
    type is written under a suffixed name (`logits/int8`, `logits/int16`) and its conversion takes the
    output's name.
 5. Verify the result and run every op's prepare, so a parameter a kernel refuses fails here, naming it.
+Tensors that are not float in the float graph (bools, int32 indices) keep their type and name everywhere.
 Constants read by integer nodes are replaced by int8 (or int32 bias; int16 and int64 bias in int16 nodes)
 constants; a constant also read by a float node keeps its float version under its own name.
 """
@@ -32,17 +34,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..errors import CompileError
 from ..ir.graph import Graph, Node, Tensor
-from ..ir.registry import get_op, op_where
+from ..ir.registry import get_op
 from ..ir.types import DType, Quant, TensorType
 from ..ir.verify import verify
-from .params import activation_quant, bias_quant, quant_range, quantize_array, weight_quant
+from .domains import CONVERSION_OPS, is_real, plan_domains, refuse_quantized  # noqa: F401 (re-exported)
+from .params import (activation_quant, bias_quant, float32_at_least, float32_at_most, quant_range, quantize_array,
+                     weight_quant)
 from .rules import RULES
 
 F32, I8, I16 = DType.FLOAT32, DType.INT8, DType.INT16
-QUANTIZED_DTYPES = (DType.INT8, DType.UINT8, DType.INT16)
-CONVERSION_OPS = ("qnn.quantize", "qnn.dequantize")
 SUFFIX = {F32: "float", I8: "int8", I16: "int16"}
 
 
@@ -69,75 +70,6 @@ class Rewritten:
     int_nodes: tuple[int, ...] = ()  # indices (in the float graph) of the nodes that run in int8 or int16
 
 
-def refuse_quantized(graph: Graph) -> None:
-    for node in graph.nodes:
-        if node.op in CONVERSION_OPS:
-            raise CompileError(f"model is already quantized (it has a {node.op} op); compile it without --quantize",
-                               op_where(graph, node))
-    for name, tensor in graph.tensors.items():
-        t = tensor.type
-        if t.quant is not None or t.dtype in QUANTIZED_DTYPES:
-            raise CompileError("model is already quantized; compile it without --quantize",
-                               f"tensor '{name}' is {t.dtype.value}")
-
-
-def _matching(graph: Graph, wanted: tuple[str, ...], flag: str) -> set[int]:
-    """Indices of the nodes named by op, op without `nn.`, or node name; an unmatched name is an error."""
-    hits: set[int] = set()
-    for name in wanted:
-        found = {i for i, n in enumerate(graph.nodes) if name in (n.op, n.op.removeprefix("nn."), n.name)}
-        if not found:
-            ops = ", ".join(sorted({n.op for n in graph.nodes}))
-            raise CompileError(f"{flag} '{name}' matches no op of the model (its ops: {ops})", flag)
-        hits |= found
-    return hits
-
-
-def plan_domains(graph: Graph, keep_float=(), int16=()) -> list[DType]:
-    """FLOAT32, INT8 or INT16 per node; raises the one-line error naming the ops with no integer kernel."""
-    kept = _matching(graph, tuple(keep_float), "--keep-float")
-    wide = _matching(graph, tuple(int16), "--int16")
-    both = sorted(kept & wide)
-    if both:
-        node = graph.nodes[both[0]]
-        raise CompileError(f"{node.op} '{node.name or node.outputs[0]}' is named by both --keep-float and --int16; "
-                           "choose one", "--int16")
-    missing = sorted({n.op for i, n in enumerate(graph.nodes) if i not in kept and n.op not in RULES})
-    if missing:
-        hint = " ".join(f"--keep-float {op}" for op in missing)
-        raise CompileError(f"no int8 kernel for op{'s' if len(missing) > 1 else ''} {', '.join(missing)}; "
-                           f"to keep {'them' if len(missing) > 1 else 'it'} in float pass {hint}", "--quantize int8")
-    refused = sorted({graph.nodes[i].op for i in wide if not RULES[graph.nodes[i].op].int16})
-    if refused:
-        many = len(refused) > 1
-        raise CompileError(f"no int16 kernel for {', '.join(refused)} (int16 LOGISTIC and TANH are not supported); "
-                           f"let {'them' if many else 'it'} run in int8, or in float with "
-                           f"{' '.join(f'--keep-float {op}' for op in refused)}", "--int16")
-    for i, node in enumerate(graph.nodes):
-        rule = RULES.get(node.op)
-        if i in kept or rule is None or rule.weight is None:
-            continue
-        params = [node.inputs[k] for k in (rule.weight, rule.bias) if k < len(node.inputs) and node.inputs[k]]
-        if not all(graph.tensors[n].is_constant for n in params):
-            raise CompileError(f"{'int16' if i in wide else 'int8'} {node.op} needs a constant weight and bias; "
-                               f"to keep it in float pass --keep-float {node.op}", op_where(graph, node))
-    producer = graph.producers()
-    domains: list[DType] = []
-    for i, node in enumerate(graph.nodes):
-        data = [n for n in node.inputs if n and not graph.tensors[n].is_constant]
-        sources = {domains[producer[n]] if n in producer else None for n in data}
-        inherited = sources.pop() if len(sources) == 1 else None
-        if i in kept:
-            domains.append(F32)
-        elif i in wide:
-            domains.append(I16)
-        elif RULES[node.op].follows_input and (inherited == F32 or (inherited == I16 and RULES[node.op].int16)):
-            domains.append(inherited)
-        else:
-            domains.append(I8)
-    return domains
-
-
 def rewrite(graph: Graph, ranges: dict[str, tuple[float, float]], options: QuantizeOptions = QuantizeOptions()
             ) -> Rewritten:
     """The quantized graph for these calibrated ranges (every non-constant float tensor needs one)."""
@@ -158,6 +90,7 @@ class _Emitter:
         self.float_constants = {n for i, node in enumerate(graph.nodes) if domains[i] == F32
                                 for n in node.inputs if n and graph.tensors[n].is_constant}
         self.io = I8 if options.int8_io else F32
+        self.raw: dict[str, str] = {}  # a tensor that is not float in the float graph -> its name here
 
     # -- names and conversions -------------------------------------------------------------------------
 
@@ -185,6 +118,8 @@ class _Emitter:
     def version(self, name: str, dtype: DType) -> str:
         """`name` as a tensor of this type: its home, else one conversion from the home, made once and shared
         (float -> int: the calibrated range; int8 <-> int16: a requantization to it; int -> float)."""
+        if name in self.raw:
+            return self.raw[name]
         have = self.names[dtype]
         if name in have:
             return have[name]
@@ -235,7 +170,7 @@ class _Emitter:
 
     def output_name(self, name: str, dtype: DType) -> str:
         """The name a node writes: its own, unless it is a graph output of another type than wanted."""
-        if name in self.g.outputs and dtype != self.io:
+        if name in self.g.outputs and dtype != self.io and is_real(self.g, name):
             return self.fresh(f"{name}/{SUFFIX[dtype]}")
         return name
 
@@ -243,6 +178,9 @@ class _Emitter:
         g = self.g
         for name in g.inputs:
             t = g.type_of(name)
+            if not is_real(g, name):
+                self.tensors[name], self.raw[name] = g.tensors[name], name
+                continue
             if self.io == I8:
                 q = self.range_quant(name, I8)
                 self.add_tensor(name, TensorType(t.shape, I8, q))
@@ -273,7 +211,9 @@ class _Emitter:
     def emit_float(self, node: Node) -> None:
         inputs = []
         for name in node.inputs:
-            if name and self.g.tensors[name].is_constant:
+            if name and not is_real(self.g, name):
+                inputs.append(self.raw_input(name))
+            elif name and self.g.tensors[name].is_constant:
                 self.tensors[name] = self.g.tensors[name]
                 inputs.append(name)
             else:
@@ -282,9 +222,19 @@ class _Emitter:
         for name in node.outputs:
             out = self.output_name(name, F32)
             self.add_tensor(out, self.g.type_of(name))
-            self.names[F32][name], self.home[name] = out, F32
+            if is_real(self.g, name):
+                self.names[F32][name], self.home[name] = out, F32
+            else:
+                self.raw[name] = out
             outputs.append(out)
         self.nodes.append(Node(node.op, tuple(inputs), tuple(outputs), node.attrs, node.name))
+
+    def raw_input(self, name: str) -> str:
+        """A tensor that is not float in the float graph, as it is (a constant is copied in on first use)."""
+        if self.g.tensors[name].is_constant:
+            self.tensors[name] = self.g.tensors[name]
+            return name
+        return self.raw[name]
 
     def emit_int(self, node: Node, dtype: DType) -> None:
         g, rule = self.g, RULES[node.op]
@@ -296,12 +246,21 @@ class _Emitter:
         for position, name in enumerate(node.inputs):
             if not name or position in (rule.weight, rule.bias):
                 continue
+            if not is_real(g, name):
+                inputs[position] = self.raw_input(name)
+                continue
+            kind = I8 if position in rule.int8_inputs else dtype
             if g.tensors[name].is_constant:
-                inputs[position], q = self.int_constant(name, out_q, dtype)
+                inputs[position], q = self.int_constant(name, out_q, kind)
             elif out_q is not None:
-                inputs[position], q = self.requantized(name, out_q, dtype), out_q
+                inputs[position], q = self.requantized(name, out_q, kind), out_q
             else:
-                inputs[position], q = self.version(name, dtype), self.quants[dtype][name]
+                inputs[position], q = self.version(name, kind), self.quants[kind][name]
+                bounds = rule.in_scales16 if kind == I16 else rule.in_scales
+                if bounds and not bounds[0] <= q.scale <= bounds[1]:
+                    scale = float32_at_most(bounds[1]) if q.scale > bounds[1] else float32_at_least(bounds[0])
+                    q = Quant.tensor(scale, q.zero_point)  # the same real zero, a coarser or finer step
+                    inputs[position] = self.requantized(name, q, kind)
             in_quants.append(q)
         if rule.weight is not None:
             inputs[rule.weight], wq = self.weight(node.inputs[rule.weight], rule.weight_axis)
@@ -310,6 +269,10 @@ class _Emitter:
                 bias_dtype = DType.INT64 if dtype == I16 else DType.INT32
                 inputs[rule.bias] = self.bias(bias, in_quants[0].scale, wq, bias_dtype)
         (out,) = node.outputs
+        if not is_real(g, out):  # a bool or an index: the type it has in the float graph
+            self.raw[out] = self.add_tensor(self.output_name(out, dtype), g.type_of(out))
+            self.nodes.append(Node(node.op, tuple(inputs), (self.raw[out],), node.attrs, node.name))
+            return
         if rule.output == "fixed":
             out_q = Quant.tensor(*(rule.fixed16 if dtype == I16 else rule.fixed))
         elif rule.output == "same_as_input":
@@ -317,7 +280,11 @@ class _Emitter:
         elif rule.output == "calibrated":
             lo, hi = self.ranges[out]
             ratio = rule.min_out_scale_ratio16 if dtype == I16 else rule.min_out_scale_ratio
-            out_q = activation_quant(lo, hi, dtype, min_scale=ratio * max(q.scale for q in in_quants))
+            low, high = ratio * max(q.scale for q in in_quants), np.inf
+            if rule.out_scale_bounds is not None and dtype == I8:
+                bound_low, high = rule.out_scale_bounds(in_quants)
+                low = max(low, bound_low)
+            out_q = activation_quant(lo, hi, dtype, min_scale=low, max_scale=high)
         attrs = dict(node.attrs)
         if node.op == "nn.pad" and "pad_value" in attrs:
             attrs["pad_value"] = float(quantize_array(np.array([attrs["pad_value"]]), out_q, dtype)[0])
@@ -327,15 +294,17 @@ class _Emitter:
         self.nodes.append(Node(node.op, tuple(inputs), (name,), attrs, node.name))
 
     def equalized_quant(self, node: Node, dtype: DType) -> Quant:
-        """concatenate: the inputs' common quantization if they already share one, else one covering all."""
-        data = [n for n in node.inputs if n and not self.g.tensors[n].is_constant]
+        """concatenate, maximum, minimum, where: the float-valued inputs' common quantization if they already
+        share one, else one covering all."""
+        values = [n for n in node.inputs if is_real(self.g, n)]
+        data = [n for n in values if not self.g.tensors[n].is_constant]
         for n in data:
             self.version(n, dtype)
         quants = {self.quants[dtype][n] for n in data}
-        if len(quants) == 1 and len(data) == len(node.inputs):
+        if len(quants) == 1 and len(data) == len(values):
             return quants.pop()
         lo, hi = self.ranges[node.outputs[0]]
-        for n in node.inputs:
+        for n in values:
             if self.g.tensors[n].is_constant:
                 d = self.g.constant(n)
                 a, b = float(d.min(initial=0.0)), float(d.max(initial=0.0))

@@ -45,6 +45,17 @@ class Value:
     nhwc: bool = False
 
 
+def _axis_through_unit_axes(old, new, axis):
+    """Where `axis` of shape `old` lands in shape `new` when the two differ only by size-1 axes, else None."""
+    if axis is None or old[axis] == 1:
+        return None
+    kept_old = [i for i, d in enumerate(old) if d != 1]
+    kept_new = [i for i, d in enumerate(new) if d != 1]
+    if [old[i] for i in kept_old] != [new[i] for i in kept_new]:
+        return None
+    return kept_new[kept_old.index(axis)]
+
+
 @dataclass(frozen=True)
 class QConst:
     """dequantize(constant): integer data, per-tensor or per-axis scales and zero points."""
@@ -61,7 +72,10 @@ class QConst:
     def reshape(self, shape) -> "QConst":
         shape = tuple(int(d) for d in shape)
         axis = self.axis
-        if axis is not None:  # the channel axis must survive as an axis of the same length
+        moved = _axis_through_unit_axes(self.data.shape, shape, axis)
+        if moved is not None:  # only size-1 axes added or removed: the channel axis is followed exactly
+            axis = moved
+        elif axis is not None:  # the channel axis must survive as an axis of the same length
             length = self.data.shape[axis]
             kept = [i for i, d in enumerate(shape) if d == length]
             if len(kept) != 1 and int(np.prod(shape)) != length:

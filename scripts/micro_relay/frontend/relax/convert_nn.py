@@ -13,6 +13,7 @@ import numpy as np
 from ...ir.types import DType, TensorType
 from .context import TO_NHWC, QConst, Value, channels_last
 from .converters import converts
+from .pool_dilated import dilated_pool
 
 F32 = DType.FLOAT32
 
@@ -94,25 +95,45 @@ def conv1d(ctx, attrs, args, out, hint):
     return _from_2d(ctx, name, hint)
 
 
-def _pool_checks(ctx, op, attrs, padding, layout):
+def _pool_checks(ctx, attrs, layout):
     if str(attrs.layout) != layout:
         ctx.fail(f"pooling layout {attrs.layout} is not supported ({layout})")
-    if any(int(d) != 1 for d in attrs.dilation):
-        ctx.fail("dilated pooling is not supported")
-    if bool(attrs.ceil_mode):
-        ctx.fail("ceil_mode pooling is not supported")
+
+
+def _pool_nhwc(ctx, op, attrs, data: str, window, out_hw, hint: str) -> str:
+    """An NHWC pool of `data`; window = (pool_size, strides, dilation, padding) as 2-D tuples.
+
+    TFLite's pools never count padding and size their output by floor. ceil_mode is more bottom/right
+    padding (the extra windows read the image only); count_include_pad is the padding made explicit
+    zeros (a window past it, in ceil mode, counts only up to it, as PyTorch and onnxruntime do)."""
+    pool_size, strides, dilation, padding = window
     if op == "nn.avg_pool2d" and bool(attrs.count_include_pad) and any(padding):
-        ctx.fail("average pooling that counts padding (count_include_pad) is not supported")
+        t = ctx.type_of(data)
+        top, left, bottom, right = padding
+        n, h, w, c = t.shape
+        data = ctx.node("nn.pad", [data], TensorType((n, h + top + bottom, w + left + right, c), t.dtype, t.quant),
+                        hint + "_pad", pad_width=(0, 0, top, bottom, left, right, 0, 0))
+        padding = (0, 0, 0, 0)
+    if bool(attrs.ceil_mode):
+        _, h, w, _ = ctx.type_of(data).shape
+        extra = []
+        for size, k, s, d, before, after, outs in zip((h, w), pool_size, strides, dilation, padding[:2],
+                                                       padding[2:], out_hw):
+            extra.append(max(after, (outs - 1) * s + (k - 1) * d + 1 - size - before))
+        padding = (*padding[:2], *extra)
+    if any(d != 1 for d in dilation):
+        return dilated_pool(ctx, op, data, pool_size, strides, dilation, padding, out_hw, hint)
+    t = ctx.type_of(data)
+    return ctx.node(op, [data], TensorType((t.shape[0], *out_hw, t.shape[3]), t.dtype), hint,
+                    pool_size=pool_size, strides=strides, padding=padding)
 
 
 def _pool(op):
     def convert(ctx, attrs, args, out, hint):
-        padding = _ints(attrs.padding)
-        _pool_checks(ctx, op, attrs, padding, "NCHW")
+        _pool_checks(ctx, attrs, "NCHW")
         data = ctx.nhwc_order(args[0], hint)
-        name = ctx.node(op, [data], TensorType(_nhwc_shape(out.shape), ctx.type_of(data).dtype), hint,
-                        pool_size=_ints(attrs.pool_size), strides=_ints(attrs.strides), padding=padding)
-        return Value(name, nhwc=True)
+        window = (_ints(attrs.pool_size), _ints(attrs.strides), _ints(attrs.dilation), _ints(attrs.padding))
+        return Value(_pool_nhwc(ctx, op, attrs, data, window, out.shape[2:], hint), nhwc=True)
 
     return convert
 
@@ -120,13 +141,11 @@ def _pool(op):
 def _pool1d(op):
     def convert(ctx, attrs, args, out, hint):
         left, right = _ints(attrs.padding)
-        _pool_checks(ctx, op, attrs, (left, right), "NCW")
+        _pool_checks(ctx, attrs, "NCW")
         data = _as_2d(ctx, args[0], hint)
-        n, c, width = out.shape
-        name = ctx.node(op, [data], TensorType((n, 1, width, c), ctx.type_of(data).dtype), hint + "_pool",
-                        pool_size=(1, *_ints(attrs.pool_size)), strides=(1, *_ints(attrs.strides)),
-                        padding=(0, left, 0, right))
-        return _from_2d(ctx, name, hint)
+        window = ((1, *_ints(attrs.pool_size)), (1, *_ints(attrs.strides)), (1, *_ints(attrs.dilation)),
+                  (0, left, 0, right))
+        return _from_2d(ctx, _pool_nhwc(ctx, op, attrs, data, window, (1, out.shape[2]), hint + "_pool"), hint)
 
     return convert
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...ir.types import DType, Quant, TensorType
 from .context import QConst, Value, channels_first, channels_last
-from .converters import converts, converts_tir
+from .converters import converts
 
 F32 = DType.FLOAT32
 
@@ -65,6 +65,7 @@ def _shape_for(out, nhwc: bool) -> tuple[int, ...]:
 
 def _binary(op):
     def convert(ctx, attrs, args, out, hint):
+        args = [np.asarray(a, dtype=out.dtype) if isinstance(a, (int, float)) else a for a in args]  # PrimValues
         names, nhwc = elementwise_inputs(ctx, args, out, hint)
         return Value(ctx.node(op, names, _out(ctx, _shape_for(out, nhwc)), hint), nhwc)
 
@@ -78,9 +79,12 @@ converts("multiply")(_binary("multiply"))
 
 @converts("divide")
 def divide(ctx, attrs, args, out, hint):
-    if not isinstance(args[1], np.ndarray):
-        ctx.fail("division is supported by a constant only")
-    return _binary("multiply")(ctx, attrs, [args[0], (1.0 / args[1].astype(np.float64)).astype(np.float32)], out, hint)
+    """By a float constant: a multiply by its reciprocal (what the importers' decompositions mean); by a
+    runtime tensor: the divide op."""
+    if isinstance(args[1], Value) or out.dtype != "float32":
+        return _binary("divide")(ctx, attrs, args, out, hint)
+    return _binary("multiply")(ctx, attrs, [args[0], (1.0 / np.asarray(args[1], np.float64)).astype(np.float32)], out,
+                               hint)
 
 
 def _unary(op, **fixed):
@@ -102,44 +106,6 @@ converts("tanh")(_unary("tanh"))
 @converts("nn.leakyrelu")
 def leaky_relu(ctx, attrs, args, out, hint):
     return _unary("nn.leaky_relu", alpha=float(attrs.alpha))(ctx, attrs, args, out, hint)
-
-
-@converts("clip")
-def clip(ctx, attrs, args, out, hint):
-    lo, hi = float(args[1]), float(args[2])
-    if lo == 0 and hi == 6:
-        return _unary("nn.relu6")(ctx, attrs, args[:1], out, hint)
-    if lo == 0 and hi >= 3.4e38:
-        return _unary("nn.relu")(ctx, attrs, args[:1], out, hint)
-    ctx.fail(f"clip to [{lo}, {hi}] is not supported (only [0, 6] and [0, inf))")
-
-
-def _scalar_bound(ctx, args) -> tuple[Value, float]:
-    if len(args) != 2:
-        ctx.fail("clip with bounds built into a TIR function (ONNX opset < 11) is not supported")
-    x, bound = args
-    if not isinstance(x, Value) or not isinstance(bound, np.ndarray) or bound.size != 1:
-        ctx.fail("clip needs a runtime tensor and constant scalar bounds")
-    return x, float(bound.reshape(-1)[0])
-
-
-@converts_tir("maximum")
-def clip_below(ctx, attrs, args, out, hint):
-    """ONNX Clip arrives as maximum(x, lo) then minimum(., hi), TIR calls with scalar bounds: max(x, 0) is a
-    relu; min(relu(x), 6) a relu6 (relu6 after relu is relu6, which activation fusion uses)."""
-    x, low = _scalar_bound(ctx, args)
-    if low != 0.0:
-        ctx.fail(f"clip with lower bound {low} is not supported (only clip to [0, 6] or [0, inf))")
-    return _unary("nn.relu")(ctx, attrs, [x], out, hint)
-
-
-@converts_tir("minimum")
-def clip_above(ctx, attrs, args, out, hint):
-    x, high = _scalar_bound(ctx, args)
-    producer = next((n for n in reversed(ctx.nodes) if x.name in n.outputs), None)
-    if high != 6.0 or producer is None or producer.op != "nn.relu":
-        ctx.fail(f"clip with upper bound {high} is not supported (only clip to [0, 6] or [0, inf))")
-    return _unary("nn.relu6")(ctx, attrs, [x], out, hint)
 
 
 # -- shape ops ----------------------------------------------------------------------------------------
@@ -232,48 +198,33 @@ def strided_slice(ctx, attrs, args, out, hint):
                           newshape=out.shape))
 
 
-@converts("nn.pad")
-def pad(ctx, attrs, args, out, hint):
-    x = args[0]
-    mode = str(getattr(attrs, "pad_mode", "constant"))
-    if mode != "constant":
-        ctx.fail(f"pad mode '{mode}' is not supported (only constant)")
-    widths = [int(w) for w in attrs.pad_width]
-    value = float(args[1]) if len(args) > 1 and args[1] is not None and np.ndim(args[1]) == 0 else \
-        float(getattr(attrs, "pad_value", 0.0) or 0.0)
-    pairs = [(widths[2 * i], widths[2 * i + 1]) for i in range(len(widths) // 2)]
-    if any(b < 0 or a < 0 for b, a in pairs):
-        ctx.fail("negative padding (cropping) is not supported")
-    if x.nhwc:
-        pairs = [pairs[a] for a in channels_last(len(pairs))]
-    flat = tuple(v for pair in pairs for v in pair)
-    t = ctx.type_of(x.name)
-    attrs_out = {"pad_width": flat}
-    if value != 0.0:
-        attrs_out["pad_value"] = value
-    return Value(ctx.node("nn.pad", [x.name], _out(ctx, _shape_for(out, x.nhwc), t.dtype, t.quant), hint,
-                          **attrs_out), x.nhwc)
+def _reduce(op):
+    def convert(ctx, attrs, args, out, hint):
+        """A reduction over axes. NHWC input: with keepdims, or when both H and W go (what is left, N and C,
+        has the same order in both layouts), it runs on the NHWC tensor; otherwise on the model's order."""
+        x = args[0]
+        if not isinstance(x, Value):
+            ctx.fail(f"{op} of a constant was not folded")
+        rank = ctx.type_of(x.name).rank
+        axes = [int(a) % rank for a in attrs.axis] if attrs.axis is not None else list(range(rank))
+        keep = bool(attrs.keepdims)
+        name = x.name
+        if x.nhwc:
+            mapped = sorted(channels_last(rank).index(a) for a in axes)
+            if keep or set(mapped) >= set(range(1, rank - 1)):
+                axes = mapped
+            else:
+                name = ctx.model_order(x, hint)
+        nhwc = x.nhwc and keep
+        t = ctx.type_of(name)
+        return Value(ctx.node(op, [name], _out(ctx, _shape_for(out, nhwc), t.dtype, t.quant), hint,
+                              axis=tuple(sorted(axes)), keepdims=keep), nhwc)
+
+    return convert
 
 
-@converts("mean")
-def mean(ctx, attrs, args, out, hint):
-    """Mean over axes. NHWC input: with keepdims, or when both H and W go (what is left, N and C, has the
-    same order in both layouts), the mean runs on the NHWC tensor; otherwise on the model's order."""
-    x = args[0]
-    rank = ctx.type_of(x.name).rank
-    axes = [int(a) % rank for a in attrs.axis] if attrs.axis is not None else list(range(rank))
-    keep = bool(attrs.keepdims)
-    name = x.name
-    if x.nhwc:
-        mapped = sorted(channels_last(rank).index(a) for a in axes)
-        if keep or set(mapped) >= set(range(1, rank - 1)):
-            axes = mapped
-        else:
-            name = ctx.model_order(x, hint)
-    nhwc = x.nhwc and keep
-    t = ctx.type_of(name)
-    return Value(ctx.node("mean", [name], _out(ctx, _shape_for(out, nhwc), t.dtype, t.quant), hint,
-                          axis=tuple(sorted(axes)), keepdims=keep), nhwc)
+for _op in ("mean", "sum", "max", "min", "prod"):
+    converts(_op)(_reduce(_op))
 
 
 @converts("astype")

@@ -1,7 +1,7 @@
 """Converters for the element-wise unary math operators: each becomes the IR op of the same meaning, the value
 keeping its layout (NHWC stays NHWC). ONNX HardSwish and Elu reach us decomposed by the importer (add, clip,
 multiply; exp, subtract, relu) and become those element-wise ops; Softplus and HardSigmoid decompose into a
-maximum and a [0, 1] clip, which no converter takes yet, so they stay off the ONNX allow-list."""
+maximum and a [0, 1] clip, which convert_binary_math.py takes."""
 
 from __future__ import annotations
 

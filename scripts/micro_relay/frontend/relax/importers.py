@@ -12,8 +12,10 @@ the importer raises becomes one line naming the node it was converting. Names in
 (names.py).
 
 Relax passes, in this order (measured on apache-tvm 0.27): FoldBatchnormToConv2D, DecomposeOpsForInference,
-FoldConstant, CanonicalizeBindings, DeadCodeElimination. A QDQ model skips both folds: FoldConstant would
-turn dequantize(int8 weight) into float weights; its constant shape work is done by the lowering instead.
+CanonicalizeBindings, DeadCodeElimination. A QDQ model skips the batch-norm fold. Relax's FoldConstant is
+not run: it builds one TIR function per folded call (minutes on a 50-layer network), and would turn
+dequantize(int8 weight) into float weights; the lowering evaluates constant calls with numpy instead
+(constant_eval.py).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from . import quiet
 from .names import escaped, shown
 from .onnx_checks import check_legacy_semantics, check_model, check_quantization, check_value_sizes, node_where
 from .onnx_constants import fold_onnx_constants, static_types
+from .onnx_overrides import converters_replaced
 from .onnx_pad import fold_pad_into_conv
 from .onnx_recurrent import cut_recurrent, splice_recurrent
 from .onnx_tensors import checked_size, element_type
@@ -39,6 +42,10 @@ SUPPORTED_ONNX_OPS = frozenset({
     "LayerNormalization",
     "Abs", "Ceil", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSwish", "Log", "Neg", "Round", "Sqrt",
     "LSTM", "GRU",  # cut out before the import, spliced back after it (onnx_recurrent.py)
+    # mobile networks (convert_conv_transpose, convert_split, ...)
+    "ConvTranspose", "Split", "Pad", "Max", "Min", "Pow", "PRelu", "Softplus", "Softsign", "Selu", "HardSigmoid",
+    "Gather", "Tile", "Sum", "ReduceSum", "ReduceMax", "ReduceMin", "InstanceNormalization", "Resize", "Upsample",
+    "Less", "Greater", "Equal", "Where", "Expand",
 })
 IO_LAYOUTS = ("nhwc", "nchw")
 
@@ -58,8 +65,8 @@ def _simplify(mod, qdq: bool):
     t = relax.transform
     passes = [t.DecomposeOpsForInference(), t.CanonicalizeBindings(), t.DeadCodeElimination()]
     if not qdq:
-        passes = [t.FoldBatchnormToConv2D(), t.DecomposeOpsForInference(), t.FoldConstant(),
-                  t.CanonicalizeBindings(), t.DeadCodeElimination()]
+        passes = [t.FoldBatchnormToConv2D(), t.DecomposeOpsForInference(), t.CanonicalizeBindings(),
+                  t.DeadCodeElimination()]
     return tvm.transform.Sequential(passes)(mod)
 
 
@@ -163,7 +170,8 @@ def _import_checked(model, source: str, given: dict, io_layout: str, log) -> Gra
 
     failure = None
     try:
-        mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
+        with converters_replaced():
+            mod = from_onnx(model, shape_dict=shapes, keep_params_in_input=False)
         mod = _simplify(mod, qdq)
     except CompileError:
         raise

@@ -1,9 +1,9 @@
 """Walk a Relax function's dataflow block and build a Micro Relay graph.
 
 Only what Micro Relay's IR can hold is accepted: one function, one dataflow block of calls to known Relax
-operators on tensors of static shape. Anything else (a symbolic dimension, a tuple-valued op, an operator
-without a converter) stops with a CompileError naming the binding. Converters live in `convert_nn` (ops
-with weights and windows) and `convert_tensor` (element-wise, shape and quantization ops).
+operators on tensors of static shape. A tuple-valued op (split) lowers to a list of values, which tuple
+indexing and a tuple-valued result take apart. Anything else (a symbolic dimension, an operator without a
+converter) stops with a CompileError naming the binding. Converters live in the convert_*.py modules.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import numpy as np
 from ...errors import CompileError
 from ...ir.graph import Graph, Tensor
 from ...ir.types import TensorType
+from . import constant_eval
 from .context import DTYPES, TO_NHWC, LowerContext, Value, channels_first
 from .converters import CONVERTERS, TIR_CONVERTERS
 
@@ -96,9 +97,10 @@ def lower_function(func, source: str, io_layout: str = "nhwc", model_order_outpu
             ctx.values[binding.var] = _lower_binding(ctx, source, binding)
     ctx.where = f"{source}: outputs"
     results = body.body.fields if type(body.body).__name__ == "Tuple" else [body.body]
-    # a graph whose outputs are all inputs (the model left once its recurrent nodes are cut) binds their tuple
-    values = [v for var in results for v in (ctx.values.get(var) if isinstance(ctx.values.get(var), tuple)
-                                              else (ctx.values.get(var),))]
+    values = []
+    for var in results:  # a tuple-valued result (split's parts, a recurrent cut's inputs) is its values, in order
+        value = ctx.values.get(var)
+        values.extend(value if isinstance(value, (list, tuple)) else [value])
     outputs = []
     for index, value in enumerate(values):
         if not isinstance(value, Value):
@@ -125,8 +127,14 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
         return ctx.values[value]
     if kind in ("GenericConst", "Constant"):
         return _argument(ctx, value)
-    if kind == "Tuple" and all(f in ctx.values for f in value.fields):
-        return tuple(ctx.values[f] for f in value.fields)
+    if kind == "TupleGetItem":  # one part of a tuple-valued op (split)
+        parts = ctx.values.get(value.tuple_value)
+        if not isinstance(parts, (list, tuple)):
+            ctx.where = f"{source}: {var.name}"
+            ctx.fail("a tuple element of something that is not a tuple of tensors")
+        return parts[int(value.index)]
+    if kind == "Tuple":
+        return tuple(_argument(ctx, f) for f in value.fields)
     op = getattr(getattr(value, "op", None), "name", None)
     ctx.where = f"{source}: {var.name} = {op or kind}"
     if op is None:
@@ -140,11 +148,17 @@ def _lower_binding(ctx: LowerContext, source: str, binding):
                      f"Relay cannot map to one of its ops")
         out = static_type(var.ty, f"result of {function}", ctx.where)
         return converter(ctx, None, [_argument(ctx, a) for a in value.args[1].fields], out, var.name)
+    if hasattr(var.ty, "fields"):  # a tuple-valued op: one type per part
+        out = [static_type(f, f"result {i} of {op}", ctx.where) for i, f in enumerate(var.ty.fields)]
+    else:
+        out = static_type(var.ty, f"result of {op}", ctx.where)
+    args = [_argument(ctx, a) for a in value.args]
+    folded = None if isinstance(out, list) else constant_eval.evaluate(op, value.attrs, args, out)
+    if folded is not None:
+        return folded
     if converter is None:
         supported = ", ".join(sorted(n.removeprefix("relax.") for n in CONVERTERS))
         ctx.fail(f"unsupported operator '{op.removeprefix('relax.')}' (supported: {supported})")
-    out = static_type(var.ty, f"result of {op}", ctx.where)
-    args = [_argument(ctx, a) for a in value.args]
     result = converter(ctx, value.attrs, args, out, var.name)
     if isinstance(result, np.ndarray) and result.shape != out.shape:
         ctx.fail(f"internal: constant result {list(result.shape)} differs from {list(out.shape)}")

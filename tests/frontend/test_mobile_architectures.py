@@ -1,0 +1,111 @@
+"""torchvision's mobile architectures (support/mobile_architectures.py: MobileNetV2 at widths 1.0 and 0.35,
+MobileNetV3-small, MNASNet, SqueezeNet, ShuffleNetV2, EfficientNet-B0, ResNet-18) with seeded weights and
+random batch-norm statistics, at a small resolution, through both front doors.
+
+Float: each architecture as ONNX (torch.onnx.export) and through from_torch matches torch within 1e-4 of the
+largest output (|got - torch| <= 1e-4 * max|torch|, logits near zero make a per-element relative bound
+meaningless). The compiled graph is run by the reference interpreter, which computes what the C kernels
+compute (the TFLite-path tests hold the two equal); the C itself is built and run for the two smallest
+networks (compiling 11 M float weights to C takes minutes). MICRO_RELAY_ARCH_C=1 builds every network's C,
+MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full resolution.
+
+int8: MobileNetV2-0.35 and SqueezeNet quantized by onnxruntime (static QDQ, per-channel weights) run as
+integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL). Each layer
+is TFLite Micro's arithmetic, whose requantization rounds twice (to an integer at 2^-31, then by the shift):
+on the first convolution, fed the same int8 input, 0.2% of outputs are one step from onnxruntime's, which
+rounds the exact product once. Through 26 layers these steps compound: measured, the outputs lie at most 3
+(SqueezeNet) and 9 (MobileNetV2-0.35) steps from onnxruntime's, of ranges of 213 and 159 steps, so the bound
+is 16 steps at most and 3 on average, and the top class agrees wherever it leads by more than twice the
+largest difference. (Small networks meet one step on 99.9%: test_onnx_qdq.py.)
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
+pytest.importorskip("onnxruntime")
+from support import mobile_architectures, torch_models  # noqa: E402
+from support.c_harness import compile_and_run  # noqa: E402
+from support.ort_oracle import oracle_session, run_each  # noqa: E402
+
+import micro_relay  # noqa: E402
+from micro_relay.frontend import load_model  # noqa: E402
+from micro_relay.passes import run_pipeline  # noqa: E402
+from micro_relay.reference.interpreter import run  # noqa: E402
+
+torch = torch_models.torch
+RESOLUTION = int(os.environ.get("MICRO_RELAY_ARCH_RESOLUTION", "64"))
+SHAPE = (1, 3, RESOLUTION, RESOLUTION)
+NAMES = sorted(mobile_architectures.ARCHITECTURES)
+BUILT_IN_C = NAMES if os.environ.get("MICRO_RELAY_ARCH_C") else ["mobilenet_v2_035", "shufflenet_v2_x0_5"]
+QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1"]
+
+
+def _inputs(seed: int, count: int = 2) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(SHAPE).astype(np.float32) for _ in range(count)]
+
+
+def _close_to_torch(got: np.ndarray, want: np.ndarray):
+    bound = 1e-4 * float(np.abs(want).max())
+    worst = float(np.abs(got.reshape(want.shape) - want).max())
+    assert worst <= bound, f"largest difference {worst:.3g} from torch exceeds {bound:.3g}"
+
+
+def _graph(name: str, front: str, tmp_path):
+    module = mobile_architectures.build(name)
+    if front == "onnx":
+        path = torch_models.export_onnx(module, SHAPE, tmp_path / f"{name}.onnx")
+        return module, run_pipeline(load_model(path, io_layout="nchw"))
+    return module, run_pipeline(micro_relay.from_torch(module, (torch.zeros(SHAPE),), io_layout="nchw"))
+
+
+@pytest.mark.parametrize("front", ["onnx", "from_torch"])
+@pytest.mark.parametrize("name", NAMES)
+def test_float_architecture_matches_torch(name, front, tmp_path):
+    module, graph = _graph(name, front, tmp_path)
+    assert not any(n.op in ("qnn.quantize", "qnn.dequantize") for n in graph.nodes)
+    for x, want in zip(_inputs(1), torch_models.torch_outputs(module, _inputs(1))):
+        _close_to_torch(run(graph, [x])[0], want)
+
+
+@pytest.mark.parametrize("name", BUILT_IN_C)
+def test_compiled_c_matches_torch(name, tmp_path):
+    module, graph = _graph(name, "onnx" if name.startswith("shufflenet") else "from_torch", tmp_path)
+    inputs = _inputs(2)
+    got = compile_and_run(graph, [[x] for x in inputs], tmp_path / "c")
+    for sample, want in zip(got, torch_models.torch_outputs(module, inputs)):
+        _close_to_torch(sample[0], want)
+
+
+@pytest.mark.parametrize("name", QUANTIZED)
+def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+
+    class Samples(CalibrationDataReader):
+        def __init__(self):
+            self._it = iter([{"input": x} for x in _inputs(7, 8)])
+
+        def get_next(self):
+            return next(self._it, None)
+
+    float_path = torch_models.export_onnx(mobile_architectures.build(name), SHAPE, tmp_path / "float.onnx")
+    path = tmp_path / "qdq.onnx"
+    quantize_static(str(float_path), str(path), Samples(), quant_format=QuantFormat.QDQ,
+                    activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True)
+    graph = run_pipeline(load_model(path, io_layout="nchw"))
+    convs = [n for n in graph.nodes if n.op in ("nn.conv2d", "nn.depthwise_conv2d")]
+    assert convs and all(graph.type_of(n.inputs[0]).dtype.value == "int8" for n in convs)
+    inputs = _inputs(11, 4)
+    expected = np.stack(run_each(oracle_session(path), inputs)).reshape(len(inputs), -1)
+    got = np.stack([run(graph, [x])[0].reshape(-1) for x in inputs])
+    producer = {o: n for n in graph.nodes for o in n.outputs}
+    steps = np.abs(got - expected) / graph.type_of(producer[graph.outputs[0]].inputs[0]).quant.scale
+    assert steps.max() <= 16 and steps.mean() <= 3, f"worst {steps.max():.1f} steps, mean {steps.mean():.2f}"
+    top2 = np.sort(expected, axis=1)[:, -2:]
+    decisive = (top2[:, 1] - top2[:, 0]) > 2 * np.abs(got - expected).max()
+    assert (np.argmax(got, axis=1) == np.argmax(expected, axis=1))[decisive].all()
