@@ -10,7 +10,7 @@ Cortex-M4 -Os, and agreement: the compiled C and onnxruntime's optimized session
 with graph optimizations off, tests/support/ort_oracle.py), in output steps for QDQ models. The optimized
 session's int8 kernels depend on the CPU: its column is for information. Writes a Markdown section.
 
-    python3 benchmarks/onnx_vs_onnxruntime.py [--out BENCHMARKS-onnx.md] [--runs 200]
+    python3 benchmarks/onnx_vs_onnxruntime.py [--out BENCHMARKS-onnx.md] [--runs 200] [--architectures 64]
 """
 
 from __future__ import annotations
@@ -108,6 +108,10 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS-onnx.md"))
     parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--architectures", type=int, metavar="RESOLUTION", default=0,
+                        help="also the mobile architectures of tests/support/mobile_architectures.py (float, seeded "
+                             "random weights and batch-norm statistics) at RESOLUTIONxRESOLUTION")
+    parser.add_argument("--only-architectures", action="store_true", help="skip the small networks")
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     import onnxruntime
@@ -122,13 +126,21 @@ def main(argv=None) -> int:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for name in sorted(torch_models.MODELS):
+        for name in [] if args.only_architectures else sorted(torch_models.MODELS):
             module, shape, _ = torch_models.build(name)
             float_path = torch_models.export_onnx(module, shape, folder / f"{name}.onnx")
             rows.append(measure(f"{name} float", float_path, shape, args.runs))
             qdq_path, _, _ = quantized_model(name, True, folder)
             rows.append(measure(f"{name} QDQ int8", qdq_path, shape, args.runs))
             print(rows[-2]["model"], rows[-1]["model"], file=sys.stderr)
+        if args.architectures:
+            from support import mobile_architectures
+
+            shape = (1, 3, args.architectures, args.architectures)
+            for name in mobile_architectures.ARCHITECTURES:
+                path = torch_models.export_onnx(mobile_architectures.build(name), shape, folder / f"{name}.onnx")
+                rows.append(measure(f"{name} float {args.architectures}x{args.architectures}", path, shape, args.runs))
+                print(rows[-1]["model"], file=sys.stderr)
     lines = [
         "## ONNX and PyTorch models vs onnxruntime",
         "",

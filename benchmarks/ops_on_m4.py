@@ -95,6 +95,10 @@ CASES: dict[str, tuple[str, str, dict]] = {
                                             dict(input_size=40, units=64, memory=8, dtype="int8")),
     "UNIDIRECTIONAL_SEQUENCE_LSTM int8 28x28 -> 20": ("tflite_lstm_models", "lstm_model",
                                                       dict(time=28, input_size=28, units=20)),
+    "SignalWindow int16 [1,400]": ("tflite_signal_models", "window_model", dict()),
+    "SignalRfft int16 512-point": ("tflite_signal_models", "rfft_model", dict(fft_length=512, shape=(512,))),
+    "SignalFilterBankLog uint32 40 channels": ("tflite_signal_models", "filter_bank_log_model", dict()),
+    "audio front end 480 samples -> 40 features (10 signal ops)": ("tflite_signal_models", "front_end_model", dict()),
 }
 REDUCING_OPS = {"mean", "sum", "max", "min", "prod", "argmax", "argmin"}  # charged per element read
 MAC_OPS = {"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv2d_transpose", "nn.batch_matmul", "nn.lstm", "nn.svdf"}

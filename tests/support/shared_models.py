@@ -14,6 +14,10 @@ CONFORMANCE_MODELS = (
     "mlcommons_tiny/ad01_int8.tflite",
 )
 
+# Models that keep state between invokes: benchmarks time them like the others (both sides carry their state
+# from run to run), the conformance tests compare consecutive invokes instead (tests/conformance/test_lstm_model.py).
+STATEFUL_MODELS = ("tflite_micro/trained_lstm_int8.tflite",)
+
 
 def model_id(relative: str) -> str:
     """A short test id: the file stem."""
