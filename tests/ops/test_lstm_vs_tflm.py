@@ -22,7 +22,8 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.passes import run_pipeline
 from support.c_harness import build_host_program, run_host_program
 from support.model_check import random_inputs
-from support.tflite_lstm_models import check_invokes, lstm_model, tflm_invokes
+from support.tflite_lstm_models import check_invokes, lstm_model
+from support.tflm_oracle import tflm_invokes
 from support.tflite_models import SEEDS, log_uniform, zero_points
 
 NAMED = {

@@ -25,7 +25,8 @@ from support.tflite_signal_models import (extremes, fft_auto_scale_model, filter
                                          mel_config, pcan_lut, pcan_model, rfft_model, scaled_frames,
                                          spectral_subtraction_model, square_root_model, subtraction_invokes,
                                          tone_frames, wide_uint32, wide_uint64)
-from support.tflite_state_models import check_invokes, tflm_invokes
+from support.tflite_state_models import check_invokes
+from support.tflm_oracle import tflm_invokes
 
 
 # -- the runtime sources ---------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from micro_relay.reference import Session
 
 from .c_harness import compile_and_run
 from .model_check import Comparison, assert_matches, random_inputs
+from .tflm_oracle import tflm_invokes
 
 _SPREAD = {"int8": 74.0, "int16": 18918.0}  # typical |q - zp| of a uniform input
 _BIAS = {"int8": "int32", "int16": "int64"}
@@ -91,20 +92,6 @@ def _apply_variant(b: TFLiteBuilder, inputs: list, variant: str | None, units: i
         shape = (units, units) if variant == "projection" else (units,)
         quant = {} if dtype == "float32" else {"scale": 1e-3, "zero_point": 0}
         inputs[index] = b.tensor(name, shape, dtype, data=np.ones(shape), **quant)
-
-
-def tflm_invokes(model: bytes, samples: list[list[np.ndarray]], num_outputs: int) -> list[list[np.ndarray]]:
-    """Consecutive invokes of one TFLite Micro interpreter (its variables carry over)."""
-    from tflite_micro import runtime
-
-    interpreter = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
-    results = []
-    for sample in samples:
-        for index, value in enumerate(sample):
-            interpreter.set_input(value.copy(), index)
-        interpreter.invoke()
-        results.append([np.array(interpreter.get_output(k)) for k in range(num_outputs)])
-    return results
 
 
 def check_invokes(model: bytes, invokes: int = 3, float_scale: float = 1.0, seed: int = 0, samples=None,

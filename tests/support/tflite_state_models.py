@@ -22,19 +22,7 @@ from micro_relay.reference import Session
 
 from .c_harness import build_host_program, run_host_program
 from .model_check import Comparison, assert_matches, random_inputs
-
-
-def tflm_invokes(model: bytes, samples: list[list[np.ndarray]], num_outputs: int) -> list[list[np.ndarray]]:
-    from tflite_micro import runtime
-
-    interpreter = runtime.Interpreter.from_bytes(model, arena_size=1 << 20)
-    outs = []
-    for sample in samples:
-        for index, value in enumerate(sample):
-            interpreter.set_input(value, index)
-        interpreter.invoke()
-        outs.append([np.array(interpreter.get_output(k)) for k in range(num_outputs)])
-    return outs
+from .tflm_oracle import tflm_invokes
 
 
 def compare_invokes(model: bytes, samples=None, invokes: int = 5, seed: int = 0) -> Comparison:

@@ -15,6 +15,20 @@ def tflm_run(model_bytes: bytes, inputs: list[np.ndarray], num_outputs: int = 1,
     return [np.array(interpreter.get_output(index)) for index in range(num_outputs)]
 
 
+def tflm_invokes(model_bytes: bytes, samples: list[list[np.ndarray]], num_outputs: int) -> list[list[np.ndarray]]:
+    """Consecutive invokes of one TFLite Micro interpreter, so its variables (stateful models) carry over."""
+    from tflite_micro import runtime
+
+    interpreter = runtime.Interpreter.from_bytes(model_bytes, arena_size=1 << 20)
+    results = []
+    for sample in samples:
+        for index, value in enumerate(sample):
+            interpreter.set_input(np.array(value, copy=True), index)
+        interpreter.invoke()
+        results.append([np.array(interpreter.get_output(k)) for k in range(num_outputs)])
+    return results
+
+
 def tflm_arena(model_bytes: bytes, arena_size: int = 1 << 20) -> dict[str, int]:
     """TFLite Micro's own arena accounting ("total", "head" = activations, "tail" = persistent), read from
     print_allocations(), which writes to the C stderr (captured by redirecting file descriptor 2)."""
