@@ -264,6 +264,8 @@ _OPERATORS: dict[str, _OpSpec] = {
         "time_major": _scalar("TimeMajor", bool),
         "asymmetric_quantize_inputs": _scalar("AsymmetricQuantizeInputs", bool),
         "diagonal_recurrent_tensors": _scalar("DiagonalRecurrentTensors", bool)}),
+    # log_softmax
+    "LOG_SOFTMAX": _OpSpec("LogSoftmaxOptions", {}),
 }
 
 SUPPORTED_OPERATORS = tuple(sorted(_OPERATORS))
