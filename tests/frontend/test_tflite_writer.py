@@ -301,6 +301,7 @@ def _one_op_models():
     # stateful models: resource variables (a running sum, initialized by CALL_ONCE) and SVDF
     yield "CALL_ONCE+VAR_HANDLE+READ_VARIABLE+ADD+ASSIGN_VARIABLE", accumulator((1, 4), f, init=np.arange(4))
     yield "SVDF", svdf_model(batch=1, input_size=3, units=2, rank=1, memory=4, dtype=f)
+    yield "LOG_SOFTMAX", single("LOG_SOFTMAX", (2, 3), (2, 3))
     yield from _binary_math_models()
 
 

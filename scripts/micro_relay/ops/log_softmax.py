@@ -1,7 +1,8 @@
 """nn.log_softmax over the last axis: TFLite LOG_SOFTMAX, ONNX LogSoftmax, PyTorch log_softmax, the classifier
 head of networks trained with NLL loss.
 
-float32 (R/log_softmax.h): out = (x - max) - logf(sum(expf(x - max))), rows summed in order.
+float32 (R/log_softmax.h): out = (x - max) - logf(sum(expf(x - max))), rows summed in order (expf and logf
+here as the double functions rounded once to float32).
 int8 (M/log_softmax.cc, R/log_softmax.h): the output is fixed at scale 16/256, zero point 127 (TFLite Micro
 refuses anything else). Prepare, in double:
     M, s = QuantizeMultiplierGreaterThanOne(min(in_s * 2^26, 2^31 - 1))      (s >= 1)
@@ -27,6 +28,7 @@ from ..ir.types import DType
 from ._common import fail, out_type, types
 from ._elementwise import unary_infer
 from ._log_softmax import log_q5
+from ._unary import libm
 
 OUT_SCALE, OUT_ZERO_POINT = 16.0 / 256, 127
 DIFF_INTEGER_BITS = 5
@@ -95,8 +97,8 @@ def _float_rows(rows: np.ndarray) -> np.ndarray:
     shifted = (rows - rows.max(axis=1, keepdims=True)).astype(np.float32)
     total = np.zeros((rows.shape[0], 1), dtype=np.float32)
     for c in range(rows.shape[1]):
-        total += np.exp(shifted[:, c:c + 1]).astype(np.float32)
-    return (shifted - np.log(total).astype(np.float32)).astype(np.float32)
+        total += libm(np.exp, shifted[:, c:c + 1])
+    return (shifted - libm(np.log, total)).astype(np.float32)
 
 
 def _int8_rows(rows: np.ndarray, p: dict) -> np.ndarray:
