@@ -106,6 +106,7 @@ REFUSED_BY_TFLM = {
 HOSTILE = {
     **REFUSED_BY_TFLM,
     "input_scale_below_2^-26": (dict(in_quant=(2.0 ** -27, 0)), "input scale .* out of range"),
+    "input_scale_exactly_2^-26": (dict(in_quant=(2.0 ** -26, 0)), "input scale .* out of range"),
     "input_scale_zero": (dict(in_quant=(0.0, 0)), "scale"),
     "input_scale_nan": (dict(in_quant=(float("nan"), 0)), "scale"),
     "input_scale_denormal": (dict(in_quant=(1e-40, 0)), "scale"),
@@ -152,3 +153,16 @@ def test_kernel_builds_warning_free(cc, tmp_path):
                str(ROOT / "crt" / "src" / "mr_log_softmax.c"), "-o", str(tmp_path / "x.o")]
         result = subprocess.run(cmd, capture_output=True, text=True)
         assert result.returncode == 0, f"{' '.join(cmd)}\n{result.stderr}"
+
+
+def test_int8_is_bit_exact_on_cortex_m4(arm_tools, tmp_path):
+    """The fixed-point exp, log and rescales under the target's compiler (TFLite Micro on the host as oracle)."""
+    from support.cortex_m_cases import assert_bit_exact, bench_cases
+
+    models = {
+        "log_softmax_kws": log_softmax_model("int8", (1, 12), (0.1, -20)),
+        "log_softmax_imagenet": log_softmax_model("int8", (1, 1000), (0.12, -10)),
+        "log_softmax_batch": log_softmax_model("int8", (2, 5, 10), (0.5, 3)),
+    }
+    for result in bench_cases(tmp_path, models).values():
+        assert_bit_exact(result)
