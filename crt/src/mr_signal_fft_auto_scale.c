@@ -1,19 +1,7 @@
 /* signal.fft_auto_scale kernel. The running maximum is an int16 as in TFLite Micro's MaxAbs16: negating
  * -32768 wraps back to -32768, which every later sample then beats (the compiler's reference does the same). */
 #include "micro_relay/signal_fft_auto_scale.h"
-
-int32_t mr_signal_msb32(uint32_t x)
-{
-    int32_t bits = 0;
-    if (x == 0u) {
-        return 32;
-    }
-    while (x != 0u) {
-        x >>= 1;
-        ++bits;
-    }
-    return bits;
-}
+#include "micro_relay/signal_math.h"
 
 /* int16 of the low 16 bits of v, without relying on an implementation-defined conversion */
 static int16_t wrap16(uint32_t v)

@@ -1,7 +1,8 @@
-/* signal.filter_bank_log kernel. The log table is TFLite Micro's (signal/src/log.cc): log2 of the mantissa
- * minus its linear part, in units of 2^-16 over 128 segments, plus a closing entry. */
+/* signal.filter_bank_log kernel, TFLite Micro's Log32 arithmetic. The table holds log2 of the mantissa minus its
+ * linear part in units of 2^-16 over 128 segments, round((log2(1 + i/128) - i/128) * 2^16) for i = 0..128, and a
+ * closing 0 (tests/ops/test_signal_vs_tflm.py recomputes it). */
 #include "micro_relay/signal_filter_bank_log.h"
-#include "micro_relay/signal_fft_auto_scale.h"
+#include "micro_relay/signal_math.h"
 
 static const uint16_t mr_log_lut[130] = {
     0, 224, 442, 654, 861, 1063, 1259, 1450, 1636, 1817, 1992, 2163, 2329, 2490, 2646, 2797, 2944, 3087, 3224,
@@ -14,7 +15,8 @@ static const uint16_t mr_log_lut[130] = {
     0, 0
 };
 
-uint32_t mr_signal_log32(uint32_t x, uint32_t scale)
+/* scale * ln(x) / 2^16 rounded, for x > 1 */
+static uint32_t mr_signal_log32(uint32_t x, uint32_t scale)
 {
     const int32_t integer = mr_signal_msb32(x) - 1;
     int32_t frac = (int32_t)(x - ((uint32_t)1 << integer));

@@ -39,7 +39,8 @@ static uint64_t isqrt(uint64_t num, int32_t top)
     return res;
 }
 
-uint32_t mr_signal_sqrt64(uint64_t x)
+/* TFLite Micro's Sqrt64: the bitwise root rounded to nearest, through its 32-bit path below 2^32. */
+static uint32_t mr_signal_sqrt64(uint64_t x)
 {
     return (uint32_t)isqrt(x, (x >> 32) == 0u ? 32 : 64);
 }

@@ -1,7 +1,7 @@
 /* signal.pcan kernel. The quadratic's intermediate stays below 2^31 for any table (|lut[2] * frac| >> 5 plus
  * |lut[1]| * 32 is at most 2^21, times frac < 2^10); its int16 result converts to uint32 as in TFLite Micro. */
 #include "micro_relay/signal_pcan.h"
-#include "micro_relay/signal_fft_auto_scale.h"
+#include "micro_relay/signal_math.h"
 
 static int32_t wide_dynamic(uint32_t x, const int16_t *lut)
 {

@@ -282,3 +282,16 @@ def test_spectral_subtraction_matches_tflm(channels, smoothing_bits, bits, coeff
 
 def test_spectral_subtraction_refuses_shifts():
     _refused(spectral_subtraction_model(8, smoothing_bits=32), "smoothing_bits 32 is outside [0, 31]")
+
+
+def test_log_table_in_the_runtime_is_the_computed_one():
+    """mr_signal_filter_bank_log.c's table is ops/_signal_log.py's LOG_LUT, which is computed from its
+    definition (the filter_bank_log tests above check the arithmetic it feeds against TFLite Micro)."""
+    import re
+
+    from conftest import ROOT
+    from micro_relay.ops._signal_log import LOG_LUT
+
+    source = (ROOT / "crt" / "src" / "mr_signal_filter_bank_log.c").read_text()
+    body = re.search(r"mr_log_lut\[130\] = \{(.*?)\};", source, re.S).group(1)
+    assert [int(v) for v in body.replace("\n", " ").split(",") if v.strip()] == LOG_LUT.tolist()

@@ -4,9 +4,6 @@
 
 #include "crt.h"
 
-/* The number of significant bits of x (1..32); 32 for 0, as TFLite Micro's MostSignificantBit32 on GCC. */
-int32_t mr_signal_msb32(uint32_t x);
-
 /* out[i] = x[i] * 2^shift with shift = max(0, 15 - msb32(max |x|)) written to *shift. */
 int mr_signal_fft_auto_scale(int32_t size, const int16_t *in, int16_t *out, int32_t *shift);
 

@@ -10,9 +10,6 @@ typedef struct {
     int32_t scale;           /* output units per natural-log unit, taken as uint32 */
 } mr_signal_filter_bank_log_params;
 
-/* TFLite Micro's Log32: scale * ln(x) / 2^16 rounded, for x > 1 (signal_fft_auto_scale.h has msb32). */
-uint32_t mr_signal_log32(uint32_t x, uint32_t scale);
-
 int mr_signal_filter_bank_log(const mr_signal_filter_bank_log_params *p, const uint32_t *in, int16_t *out);
 
 #endif

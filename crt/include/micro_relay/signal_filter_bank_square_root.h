@@ -4,9 +4,6 @@
 
 #include "crt.h"
 
-/* TFLite Micro's Sqrt64: the bitwise root rounded to nearest, through its 32-bit path below 2^32. */
-uint32_t mr_signal_sqrt64(uint64_t x);
-
 /* out[i] = sqrt64(in[i]) >> *scale_bits; 0 when *scale_bits is outside [0, 31]. */
 int mr_signal_filter_bank_square_root(int32_t size, const uint64_t *in, const int32_t *scale_bits, uint32_t *out);
 

@@ -10,7 +10,7 @@ from ..registry import kernel
 class PortableSignalFilterBankLog(Kernel):
     op = "signal.filter_bank_log"
     backend = "portable"
-    sources = ("signal_filter_bank_log", "signal_fft_auto_scale")
+    sources = ("signal_filter_bank_log",)
 
     def emit(self, ctx, node, p, plan):
         params = ctx.params("mr_signal_filter_bank_log_params", {

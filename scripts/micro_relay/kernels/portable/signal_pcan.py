@@ -10,7 +10,7 @@ from ..registry import kernel
 class PortableSignalPcan(Kernel):
     op = "signal.pcan"
     backend = "portable"
-    sources = ("signal_pcan", "signal_fft_auto_scale")
+    sources = ("signal_pcan",)
 
     def emit(self, ctx, node, p, plan):
         x, noise, lut = (ctx.tensor(t) for t in node.inputs)
