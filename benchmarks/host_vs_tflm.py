@@ -5,7 +5,7 @@ For each model: arena bytes (ours vs TFLite Micro's arena total and its activati
 medians), flash (text+rodata) and RAM (data+bss) of the model's own objects built with arm-none-eabi-gcc
 -Os for Cortex-M4, and compile time. Writes a Markdown table (BENCHMARKS.md by default).
 
-    python3 benchmarks/host_vs_tflm.py [--models DIR] [--out BENCHMARKS.md] [--runs 50]
+    python3 benchmarks/host_vs_tflm.py [--models DIR] [--out BENCHMARKS.md] [--runs 50] [--only lstm]
 """
 
 from __future__ import annotations
@@ -119,10 +119,13 @@ def main(argv=None) -> int:
     parser.add_argument("--models", default=str(ROOT.parent / "shared" / "models"))
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS.md"))
     parser.add_argument("--runs", type=int, default=50)
+    parser.add_argument("--only", default="", help="measure the models whose path contains this text")
     args = parser.parse_args(argv)
     models_dir = Path(args.models)
     rows = []
     for relative in (*CONFORMANCE_MODELS, *STATEFUL_MODELS):
+        if args.only not in relative:
+            continue
         path = models_dir / relative
         if not path.is_file():
             print(f"skip {relative}: absent", file=sys.stderr)
