@@ -7,8 +7,9 @@ Float: each architecture as ONNX (torch.onnx.export) and through from_torch matc
 largest output (|got - torch| <= 1e-4 * max|torch|, logits near zero make a per-element relative bound
 meaningless). The compiled graph is run by the reference interpreter, which computes what the C kernels
 compute (the TFLite-path tests hold the two equal); the C itself is built and run for the two smallest
-classifiers, the transformer and the U-Net (compiling 11 M float weights to C takes minutes). MICRO_RELAY_ARCH_C=1 builds every network's C,
-MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full resolution.
+classifiers, the transformer and the U-Net (compiling 11 M float weights to C takes minutes).
+MICRO_RELAY_ARCH_C=1 builds every network's C, MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full
+resolution (the transformer's input stays [1, 1, 49, 10] MFCCs).
 
 int8: MobileNetV2-0.35 and SqueezeNet quantized by onnxruntime (static QDQ, per-channel weights) run as
 integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL). Each layer
