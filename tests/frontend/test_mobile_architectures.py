@@ -11,7 +11,8 @@ classifiers, the transformer and the U-Net (compiling 11 M float weights to C ta
 MICRO_RELAY_ARCH_C=1 builds every network's C, MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full
 resolution (the transformer's input stays [1, 1, 49, 10] MFCCs).
 
-int8: MobileNetV2-0.35 and SqueezeNet quantized by onnxruntime (static QDQ, per-channel weights) run as
+int8: MobileNetV2-0.35, SqueezeNet and the transformer (whose position embedding the QDQ export quantizes
+at run time: folded by the importer) quantized by onnxruntime (static QDQ, per-channel weights) run as
 integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL). Each layer
 is TFLite Micro's arithmetic, whose requantization rounds twice (to an integer at 2^-31, then by the shift):
 on the first convolution, fed the same int8 input, 0.2% of outputs are one step from onnxruntime's, which
@@ -45,7 +46,7 @@ SHAPE = (1, 3, RESOLUTION, RESOLUTION)
 NAMES = sorted(mobile_architectures.ARCHITECTURES) + sorted(small_architectures.ARCHITECTURES)
 BUILT_IN_C = NAMES if os.environ.get("MICRO_RELAY_ARCH_C") else [
     "mobilenet_v2_035", "shufflenet_v2_x0_5", "kws_transformer", "unet"]
-QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1"]
+QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1", "kws_transformer"]
 
 
 def _shape(name: str) -> tuple[int, ...]:
@@ -100,19 +101,19 @@ def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
 
     class Samples(CalibrationDataReader):
         def __init__(self):
-            self._it = iter([{"input": x} for x in _inputs(7, 8)])
+            self._it = iter([{"input": x} for x in _inputs(7, 8, _shape(name))])
 
         def get_next(self):
             return next(self._it, None)
 
-    float_path = torch_models.export_onnx(mobile_architectures.build(name), SHAPE, tmp_path / "float.onnx")
+    float_path = torch_models.export_onnx(_build(name), _shape(name), tmp_path / "float.onnx")
     path = tmp_path / "qdq.onnx"
     quantize_static(str(float_path), str(path), Samples(), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True)
     graph = run_pipeline(load_model(path, io_layout="nchw"))
     convs = [n for n in graph.nodes if n.op in ("nn.conv2d", "nn.depthwise_conv2d")]
     assert convs and all(graph.type_of(n.inputs[0]).dtype.value == "int8" for n in convs)
-    inputs = _inputs(11, 4)
+    inputs = _inputs(11, 4, _shape(name))
     expected = np.stack(run_each(oracle_session(path), inputs)).reshape(len(inputs), -1)
     got = np.stack([run(graph, [x])[0].reshape(-1) for x in inputs])
     producer = {o: n for n in graph.nodes for o in n.outputs}
