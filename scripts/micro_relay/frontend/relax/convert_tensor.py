@@ -288,6 +288,8 @@ def _quantized_constant(ctx, attrs, x, scale, zp, dtype: str) -> np.ndarray:
     limits = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}.get(dtype)
     if limits is None or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
         ctx.fail(f"quantize of a constant to {dtype} with scale {scale.reshape(-1)[:4]} is not supported")
+    if not np.all(np.isfinite(x)):
+        ctx.fail("quantize of a constant with non-finite values is not supported")
     if scale.size > 1:
         axis = int(attrs.axis) % max(x.ndim, 1)
         shape = [1] * x.ndim
