@@ -1,15 +1,18 @@
 """torchvision's mobile architectures (support/mobile_architectures.py: MobileNetV2 at widths 1.0 and 0.35,
-MobileNetV3-small, MNASNet, SqueezeNet, ShuffleNetV2, EfficientNet-B0, ResNet-18) with seeded weights and
-random batch-norm statistics, at a small resolution, through both front doors.
+MobileNetV3-small, MNASNet, SqueezeNet, ShuffleNetV2, EfficientNet-B0, ResNet-18), a keyword-spotting
+transformer and a two-level U-Net (support/small_architectures.py) with seeded weights and random batch-norm
+statistics, at a small resolution, through both front doors.
 
 Float: each architecture as ONNX (torch.onnx.export) and through from_torch matches torch within 1e-4 of the
 largest output (|got - torch| <= 1e-4 * max|torch|, logits near zero make a per-element relative bound
 meaningless). The compiled graph is run by the reference interpreter, which computes what the C kernels
 compute (the TFLite-path tests hold the two equal); the C itself is built and run for the two smallest
-networks (compiling 11 M float weights to C takes minutes). MICRO_RELAY_ARCH_C=1 builds every network's C,
-MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full resolution.
+classifiers, the transformer and the U-Net (compiling 11 M float weights to C takes minutes).
+MICRO_RELAY_ARCH_C=1 builds every network's C, MICRO_RELAY_ARCH_RESOLUTION=224 (default 64) runs the full
+resolution (the transformer's input stays [1, 1, 49, 10] MFCCs).
 
-int8: MobileNetV2-0.35 and SqueezeNet quantized by onnxruntime (static QDQ, per-channel weights) run as
+int8: MobileNetV2-0.35, SqueezeNet and the transformer (whose position embedding the QDQ export quantizes
+at run time: folded by the importer) quantized by onnxruntime (static QDQ, per-channel weights) run as
 integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL). Each layer
 is TFLite Micro's arithmetic, whose requantization rounds twice (to an integer at 2^-31, then by the shift):
 on the first convolution, fed the same int8 input, 0.2% of outputs are one step from onnxruntime's, which
@@ -28,7 +31,7 @@ import pytest
 
 pytest.importorskip("tvm", reason="apache-tvm is not installed (pip install -r requirements-test.txt)")
 pytest.importorskip("onnxruntime")
-from support import mobile_architectures, torch_models  # noqa: E402
+from support import mobile_architectures, small_architectures, torch_models  # noqa: E402
 from support.c_harness import compile_and_run  # noqa: E402
 from support.ort_oracle import oracle_session, run_each  # noqa: E402
 
@@ -40,14 +43,23 @@ from micro_relay.reference.interpreter import run  # noqa: E402
 torch = torch_models.torch
 RESOLUTION = int(os.environ.get("MICRO_RELAY_ARCH_RESOLUTION", "64"))
 SHAPE = (1, 3, RESOLUTION, RESOLUTION)
-NAMES = sorted(mobile_architectures.ARCHITECTURES)
-BUILT_IN_C = NAMES if os.environ.get("MICRO_RELAY_ARCH_C") else ["mobilenet_v2_035", "shufflenet_v2_x0_5"]
-QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1"]
+NAMES = sorted(mobile_architectures.ARCHITECTURES) + sorted(small_architectures.ARCHITECTURES)
+BUILT_IN_C = NAMES if os.environ.get("MICRO_RELAY_ARCH_C") else [
+    "mobilenet_v2_035", "shufflenet_v2_x0_5", "kws_transformer", "unet"]
+QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1", "kws_transformer"]
 
 
-def _inputs(seed: int, count: int = 2) -> list[np.ndarray]:
+def _shape(name: str) -> tuple[int, ...]:
+    return small_architectures.input_shape(name, RESOLUTION) if name in small_architectures.ARCHITECTURES else SHAPE
+
+
+def _build(name: str):
+    return (small_architectures if name in small_architectures.ARCHITECTURES else mobile_architectures).build(name)
+
+
+def _inputs(seed: int, count: int = 2, shape=SHAPE) -> list[np.ndarray]:
     rng = np.random.default_rng(seed)
-    return [rng.standard_normal(SHAPE).astype(np.float32) for _ in range(count)]
+    return [rng.standard_normal(shape).astype(np.float32) for _ in range(count)]
 
 
 def _close_to_torch(got: np.ndarray, want: np.ndarray):
@@ -57,11 +69,11 @@ def _close_to_torch(got: np.ndarray, want: np.ndarray):
 
 
 def _graph(name: str, front: str, tmp_path):
-    module = mobile_architectures.build(name)
+    module, shape = _build(name), _shape(name)
     if front == "onnx":
-        path = torch_models.export_onnx(module, SHAPE, tmp_path / f"{name}.onnx")
+        path = torch_models.export_onnx(module, shape, tmp_path / f"{name}.onnx")
         return module, run_pipeline(load_model(path, io_layout="nchw"))
-    return module, run_pipeline(micro_relay.from_torch(module, (torch.zeros(SHAPE),), io_layout="nchw"))
+    return module, run_pipeline(micro_relay.from_torch(module, (torch.zeros(shape),), io_layout="nchw"))
 
 
 @pytest.mark.parametrize("front", ["onnx", "from_torch"])
@@ -69,14 +81,15 @@ def _graph(name: str, front: str, tmp_path):
 def test_float_architecture_matches_torch(name, front, tmp_path):
     module, graph = _graph(name, front, tmp_path)
     assert not any(n.op in ("qnn.quantize", "qnn.dequantize") for n in graph.nodes)
-    for x, want in zip(_inputs(1), torch_models.torch_outputs(module, _inputs(1))):
+    inputs = _inputs(1, shape=_shape(name))
+    for x, want in zip(inputs, torch_models.torch_outputs(module, inputs)):
         _close_to_torch(run(graph, [x])[0], want)
 
 
 @pytest.mark.parametrize("name", BUILT_IN_C)
 def test_compiled_c_matches_torch(name, tmp_path):
-    module, graph = _graph(name, "onnx" if name.startswith("shufflenet") else "from_torch", tmp_path)
-    inputs = _inputs(2)
+    module, graph = _graph(name, "onnx" if name.startswith(("shufflenet", "unet")) else "from_torch", tmp_path)
+    inputs = _inputs(2, shape=_shape(name))
     got = compile_and_run(graph, [[x] for x in inputs], tmp_path / "c")
     for sample, want in zip(got, torch_models.torch_outputs(module, inputs)):
         _close_to_torch(sample[0], want)
@@ -88,19 +101,19 @@ def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
 
     class Samples(CalibrationDataReader):
         def __init__(self):
-            self._it = iter([{"input": x} for x in _inputs(7, 8)])
+            self._it = iter([{"input": x} for x in _inputs(7, 8, _shape(name))])
 
         def get_next(self):
             return next(self._it, None)
 
-    float_path = torch_models.export_onnx(mobile_architectures.build(name), SHAPE, tmp_path / "float.onnx")
+    float_path = torch_models.export_onnx(_build(name), _shape(name), tmp_path / "float.onnx")
     path = tmp_path / "qdq.onnx"
     quantize_static(str(float_path), str(path), Samples(), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True)
     graph = run_pipeline(load_model(path, io_layout="nchw"))
     convs = [n for n in graph.nodes if n.op in ("nn.conv2d", "nn.depthwise_conv2d")]
     assert convs and all(graph.type_of(n.inputs[0]).dtype.value == "int8" for n in convs)
-    inputs = _inputs(11, 4)
+    inputs = _inputs(11, 4, _shape(name))
     expected = np.stack(run_each(oracle_session(path), inputs)).reshape(len(inputs), -1)
     got = np.stack([run(graph, [x])[0].reshape(-1) for x in inputs])
     producer = {o: n for n in graph.nodes for o in n.outputs}

@@ -267,9 +267,11 @@ def dequantize(ctx, attrs, args, out, hint):
 @converts("quantize")
 def quantize(ctx, attrs, args, out, hint):
     x = args[0]
+    scale, zp = _qparams(ctx, args, "quantize")
+    if isinstance(x, np.ndarray):
+        return _quantized_constant(ctx, attrs, x, scale, zp, out.dtype)
     if not isinstance(x, Value):
         ctx.fail("quantize of a constant is not supported")
-    scale, zp = _qparams(ctx, args, "quantize")
     if scale.size != 1:
         ctx.fail("per-channel quantize of a runtime tensor is not supported")
     dtype = {"int8": DType.INT8, "uint8": DType.UINT8, "int16": DType.INT16}.get(out.dtype)
@@ -278,3 +280,20 @@ def quantize(ctx, attrs, args, out, hint):
     t = ctx.type_of(x.name)
     quant = Quant.tensor(float(scale.reshape(-1)[0]), int(zp.reshape(-1)[0]))
     return Value(ctx.node("qnn.quantize", [x.name], _out(ctx, t.shape, dtype, quant), hint), x.nhwc)
+
+
+def _quantized_constant(ctx, attrs, x, scale, zp, dtype: str) -> np.ndarray:
+    """QuantizeLinear of an initializer (a QDQ export quantizes float constants such as a position embedding
+    at run time): folded here, rounding half to even and saturating as ONNX does."""
+    limits = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-32768, 32767)}.get(dtype)
+    if limits is None or not np.all(np.isfinite(scale)) or np.any(scale <= 0):
+        ctx.fail(f"quantize of a constant to {dtype} with scale {scale.reshape(-1)[:4]} is not supported")
+    if not np.all(np.isfinite(x)):
+        ctx.fail("quantize of a constant with non-finite values is not supported")
+    if scale.size > 1:
+        axis = int(attrs.axis) % max(x.ndim, 1)
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        scale, zp = scale.reshape(shape), zp.reshape(shape)
+    q = np.rint(x.astype(np.float64) / scale) + zp
+    return np.asarray(np.clip(q, *limits)).astype(dtype)
