@@ -6,9 +6,14 @@
 /* Both inputs to the common scale 2 max(s1, s2) << left_shift, then +, then to the output scale. */
 static inline int32_t mr_add_q(const mr_addsub_q_params *p, int32_t a, int32_t b)
 {
-    const int32_t scaled_a = mr_mbqm((a + p->a_offset) * ((int32_t)1 << p->left_shift), p->a_mult, p->a_shift);
-    const int32_t scaled_b = mr_mbqm((b + p->b_offset) * ((int32_t)1 << p->left_shift), p->b_mult, p->b_shift);
-    const int32_t raw = mr_mbqm(scaled_a + scaled_b, p->out_mult, p->out_shift) + p->out_offset;
+    int32_t raw;
+    if (p->single_shift) { /* one rounding (ONNX QDQ) */
+        raw = mr_addsub_single(p, a, b, 1);
+    } else {
+        const int32_t scaled_a = mr_mbqm((a + p->a_offset) * ((int32_t)1 << p->left_shift), p->a_mult, p->a_shift);
+        const int32_t scaled_b = mr_mbqm((b + p->b_offset) * ((int32_t)1 << p->left_shift), p->b_mult, p->b_shift);
+        raw = mr_mbqm(scaled_a + scaled_b, p->out_mult, p->out_shift) + p->out_offset;
+    }
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }
 
@@ -110,6 +115,10 @@ int mr_add_s8(const mr_addsub_q_params *p, const int8_t *a, const int8_t *b, int
     const int32_t a_off = p->a_offset, b_off = p->b_offset, ls = p->left_shift, out_off = p->out_offset;
     const int32_t lo = p->act_min, hi = p->act_max;
     mr_requant_dsp qa, qb, qo;
+    if (p->single_shift) { /* one rounding (ONNX QDQ): the portable arithmetic */
+        MR_BROADCAST_LOOP(&p->bc, p->size, out[io] = (int8_t)mr_add_q(p, a[ia], b[ib]));
+        return MR_OK;
+    }
     if (mr_add_s8_flat(p, a, b, out)) {
         return MR_OK;
     }

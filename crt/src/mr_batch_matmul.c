@@ -73,7 +73,8 @@ int mr_batch_matmul_s8(const mr_batch_matmul_q_params *p, const int8_t *lhs, con
         for (k = 0; k < s->depth; ++k) {
             total += (lhs[l + k * s->lhs_k_step] + p->lhs_offset) * (rhs[r + k * s->rhs_k_step] + p->rhs_offset);
         }
-        v = mr_mbqm(total, p->mult, p->shift) + p->out_offset;
+        v = (p->single_round ? mr_requant_single(total, p->mult, p->shift) : mr_mbqm(total, p->mult, p->shift)) +
+            p->out_offset;
         out[o] = (int8_t)MR_CLAMP(v, -128, 127);
     });
     return MR_OK;

@@ -209,7 +209,7 @@ static void pointwise_s8(const mr_conv2d_q_params *p, const int8_t *in, const in
             int32_t start[4];
             n = out_c - oc < 4 ? out_c - oc : 4;
             for (j = 0; j < n; ++j) {
-                mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], &q[j]);
+                mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], p->single_round, &q[j]);
                 start[j] = init ? init[oc + j] : 0;
             }
             for (px = first; px < last; ++px) {
@@ -271,7 +271,7 @@ int mr_conv2d_s8_portable(const mr_conv2d_q_params *p, const int8_t *in, const i
                         }
                         for (j = 0; j < n; ++j) {
                             mr_conv_requant q;
-                            mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], &q);
+                            mr_conv_requant_of(p->mult[oc + j], p->shift[oc + j], p->single_round, &q);
                             out[oc + j] = requantize_s8(p, &q, acc[j]);
                         }
                     }

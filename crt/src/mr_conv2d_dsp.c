@@ -447,7 +447,7 @@ static MR_CONV_NOINLINE void gather(const mr_conv2d_q_params *p, const int8_t *i
  * int8. */
 static int32_t requantize_slow(const mr_conv2d_q_params *p, int32_t oc, int32_t acc)
 {
-    acc = mr_requant_raw(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+    acc = mr_requant_node(acc, p->mult[oc], p->shift[oc], p->single_round) + p->out_zp;
     return MR_CLAMP(acc, p->act_min, p->act_max);
 }
 
@@ -539,7 +539,8 @@ int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                     job.b1 = bias ? bias[oc1] : 0;
                     job.out = out + first * out_c + oc;
                     fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
-                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
+                           mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc) &
+                   !p->single_round;
                     if (fast) {
                         job.acc = NULL;
                         tile_pairs(px, &job);
@@ -689,7 +690,7 @@ static MR_CONV_NOINLINE void extend8_pairs(const int8_t *src, int32_t pairs, int
  * into mr_conv2d_s8). */
 static int pw8_covered(const mr_conv2d_q_params *p, int32_t oc)
 {
-    return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21;
+    return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21 && !p->single_round;
 }
 
 static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
@@ -759,7 +760,7 @@ static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_
                 pw8_tile(&job);
                 continue;
             }
-            mr_conv_requant_of(p->mult[oc], p->shift[oc], &rq);
+            mr_conv_requant_of(p->mult[oc], p->shift[oc], p->single_round, &rq);
             for (k = 0; k < cnt; ++k) {
                 const int8_t *src = in + (first + k) * c;
                 int32_t acc = b;
@@ -889,7 +890,8 @@ static int pointwise16(const mr_conv2d_q_params *p, const int8_t *in, const int8
             job.b1 = bias ? bias[oc1] : 0;
             job.out = out + first * out_c + oc;
             fast = mr_requant_zp_of(p->mult[oc], p->shift[oc], p->out_zp, &job.q0) &
-                   mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc);
+                   mr_requant_zp_of(p->mult[oc1], p->shift[oc1], p->out_zp, &job.q1) & full & (oc1 != oc) &
+                   !p->single_round;
             if (fast) {
                 tile16(px, &job);
                 continue;

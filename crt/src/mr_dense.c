@@ -21,6 +21,13 @@ static int32_t dot_s8(const int8_t *a, const int8_t *b, int32_t n)
     return acc;
 }
 
+/* The int8 requantization of unit channel c, with its zero point: TFLite Micro's, or one rounding. */
+static int32_t dense_requant_s8(const mr_dense_q_params *p, int32_t acc, int32_t c)
+{
+    return (p->single_round ? mr_requant_single(acc, p->mult[c], p->shift[c]) : mr_mbqm(acc, p->mult[c], p->shift[c])) +
+           p->out_zp;
+}
+
 int mr_dense_s8_portable(const mr_dense_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                          int8_t *out)
 {
@@ -31,7 +38,7 @@ int mr_dense_s8_portable(const mr_dense_q_params *p, const int8_t *in, const int
             for (o = 0; o < p->units; ++o) {
                 const int32_t c = p->per_channel ? o : 0;
                 int32_t acc = p->folded_bias[o] + dot_s8(w + o * p->depth, x, p->depth);
-                acc = mr_mbqm(acc, p->mult[c], p->shift[c]) + p->out_zp;
+                acc = dense_requant_s8(p, acc, c);
                 out[r * p->units + o] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
             }
         }
@@ -49,7 +56,7 @@ int mr_dense_s8_portable(const mr_dense_q_params *p, const int8_t *in, const int
             if (bias) {
                 acc += bias[o];
             }
-            acc = mr_mbqm(acc, p->mult[c], p->shift[c]) + p->out_zp;
+            acc = dense_requant_s8(p, acc, c);
             out[r * p->units + o] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
         }
     }
@@ -96,7 +103,7 @@ static int8_t dense_unit(const dense_row *row, int32_t o, int32_t from, int32_t 
     for (d = from; d < row->depth; ++d) {
         acc += (row->x[d] - row->x_zp) * (w[d] - row->w_zp);
     }
-    acc = mr_requant_raw(acc, p->mult[c], p->shift[c]) + p->out_zp;
+    acc = mr_requant_node(acc, p->mult[c], p->shift[c], p->single_round) + p->out_zp;
     return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
 }
 

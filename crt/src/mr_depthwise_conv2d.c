@@ -133,10 +133,10 @@ static int32_t mac_1(const dw_walk *k, const int8_t *x, const int8_t *w, int32_t
 static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc)
 {
 #if MR_DSP /* the same value without the 64-bit constants (simd.h) */
-    acc = mr_requant_raw(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+    acc = mr_requant_node(acc, p->mult[oc], p->shift[oc], p->single_round) + p->out_zp;
 #else
     mr_conv_requant q;
-    mr_conv_requant_of(p->mult[oc], p->shift[oc], &q);
+    mr_conv_requant_of(p->mult[oc], p->shift[oc], p->single_round, &q);
     acc = mr_conv_requantize(&q, acc) + p->out_zp;
 #endif
     return (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
@@ -328,7 +328,7 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
     for (j = 0; j < 4; ++j) {
         mr_requant_zp *q = &h->q[j];
         h->bias[j] = bias == NULL ? 0 : bias[oc + j];
-        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, q);
+        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, q) & !p->single_round;
         if (shift1) { /* dw_pixels_3x3_r1's constants: the low word's start in k's top bits (DW_REQ_R1) */
             q->hi = p->shift[oc + j] == -1 ? p->out_zp : q->hi;
             q->k = p->shift[oc + j] == -1 ? (int32_t)0xC0000000 : q->k | 0x40000000;
@@ -578,7 +578,7 @@ static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_hea
             }
         }
         for (j = 0; j < 4; ++j) {
-            const int32_t v = mr_requant_raw(acc[j], p->mult[oc + j], p->shift[oc + j]) + p->out_zp;
+            const int32_t v = mr_requant_node(acc[j], p->mult[oc + j], p->shift[oc + j], p->single_round) + p->out_zp;
             out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
         }
     }
@@ -590,7 +590,7 @@ static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int3
     int32_t i, j;
     for (i = 0; i < count; ++i, acc += 4, out += p->geo.out_c) {
         for (j = 0; j < 4; ++j) {
-            const int32_t v = mr_requant_raw(acc[j], p->mult[oc + j], p->shift[oc + j]) + p->out_zp;
+            const int32_t v = mr_requant_node(acc[j], p->mult[oc + j], p->shift[oc + j], p->single_round) + p->out_zp;
             out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
         }
     }

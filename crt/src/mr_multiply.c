@@ -5,7 +5,9 @@
 /* The product of the offset inputs fits int32 (int16 has zero offsets), then one requantization. */
 static inline int32_t mr_multiply_q(const mr_multiply_q_params *p, int32_t a, int32_t b)
 {
-    const int32_t raw = mr_mbqm((a + p->a_offset) * (b + p->b_offset), p->mult, p->shift) + p->out_offset;
+    const int32_t product = (a + p->a_offset) * (b + p->b_offset);
+    const int32_t raw = (p->single_round ? mr_requant_single(product, p->mult, p->shift)
+                                         : mr_mbqm(product, p->mult, p->shift)) + p->out_offset;
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }
 

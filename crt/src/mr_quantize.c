@@ -39,7 +39,8 @@ int mr_quantize_f32_s16(const mr_quantize_f32_params *p, const float *in, int16_
 static inline int32_t mr_requantize_one(const mr_requantize_params *p, int32_t q)
 {
     const int32_t v = (int32_t)((uint32_t)q - (uint32_t)p->in_zp);
-    return (int32_t)((uint32_t)mr_mbqm(v, p->mult, p->shift) + (uint32_t)p->out_zp);
+    const int32_t scaled = p->single_round ? mr_requant_single(v, p->mult, p->shift) : mr_mbqm(v, p->mult, p->shift);
+    return (int32_t)((uint32_t)scaled + (uint32_t)p->out_zp);
 }
 
 #define MR_REQUANTIZE(NAME, IN_T, OUT_T, LO, HI)                                \

@@ -5,9 +5,14 @@
 /* Both inputs to the common scale 2 max(s1, s2) << left_shift, then -, then to the output scale. */
 static inline int32_t mr_subtract_q(const mr_addsub_q_params *p, int32_t a, int32_t b)
 {
-    const int32_t scaled_a = mr_mbqm((a + p->a_offset) * ((int32_t)1 << p->left_shift), p->a_mult, p->a_shift);
-    const int32_t scaled_b = mr_mbqm((b + p->b_offset) * ((int32_t)1 << p->left_shift), p->b_mult, p->b_shift);
-    const int32_t raw = mr_mbqm(scaled_a - scaled_b, p->out_mult, p->out_shift) + p->out_offset;
+    int32_t raw;
+    if (p->single_shift) { /* one rounding (ONNX QDQ) */
+        raw = mr_addsub_single(p, a, b, -1);
+    } else {
+        const int32_t scaled_a = mr_mbqm((a + p->a_offset) * ((int32_t)1 << p->left_shift), p->a_mult, p->a_shift);
+        const int32_t scaled_b = mr_mbqm((b + p->b_offset) * ((int32_t)1 << p->left_shift), p->b_mult, p->b_shift);
+        raw = mr_mbqm(scaled_a - scaled_b, p->out_mult, p->out_shift) + p->out_offset;
+    }
     return MR_CLAMP(raw, p->act_min, p->act_max);
 }
 

@@ -13,13 +13,11 @@ resolution (the transformer's input stays [1, 1, 49, 10] MFCCs).
 
 int8: MobileNetV2-0.35, SqueezeNet and the transformer (whose position embedding the QDQ export quantizes
 at run time: folded by the importer) quantized by onnxruntime (static QDQ, per-channel weights) run as
-integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL). Each layer
-is TFLite Micro's arithmetic, whose requantization rounds twice (to an integer at 2^-31, then by the shift):
-on the first convolution, fed the same int8 input, 0.2% of outputs are one step from onnxruntime's, which
-rounds the exact product once. Through 26 layers these steps compound: measured, the outputs lie at most 3
-(SqueezeNet) and 9 (MobileNetV2-0.35) steps from onnxruntime's, of ranges of 213 and 159 steps, so the bound
-is 16 steps at most and 3 on average, and the top class agrees wherever it leads by more than twice the
-largest difference. (Small networks meet one step on 99.9%: test_onnx_qdq.py.)
+integer kernels, compared with onnxruntime run op by op (GraphOptimizationLevel.ORT_DISABLE_ALL): at least
+99.9% of outputs within one quantization step of onnxruntime's, and the same top class wherever it leads by
+more than twice the largest difference. The QDQ lowering gives the integer ops one rounding (a QDQ node
+means its exact result quantized once); with TFLite Micro's two roundings the outputs were up to 9 steps
+apart (MobileNetV2-0.35, 62.5% within one step), the steps of each layer compounding through 26 layers.
 """
 
 from __future__ import annotations
@@ -47,6 +45,7 @@ NAMES = sorted(mobile_architectures.ARCHITECTURES) + sorted(small_architectures.
 BUILT_IN_C = NAMES if os.environ.get("MICRO_RELAY_ARCH_C") else [
     "mobilenet_v2_035", "shufflenet_v2_x0_5", "kws_transformer", "unet"]
 QUANTIZED = ["mobilenet_v2_035", "squeezenet1_1", "kws_transformer"]
+QUANTIZED_IN_C = QUANTIZED if os.environ.get("MICRO_RELAY_ARCH_C") else ["mobilenet_v2_035", "kws_transformer"]
 
 
 def _shape(name: str) -> tuple[int, ...]:
@@ -118,7 +117,11 @@ def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
     got = np.stack([run(graph, [x])[0].reshape(-1) for x in inputs])
     producer = {o: n for n in graph.nodes for o in n.outputs}
     steps = np.abs(got - expected) / graph.type_of(producer[graph.outputs[0]].inputs[0]).quant.scale
-    assert steps.max() <= 16 and steps.mean() <= 3, f"worst {steps.max():.1f} steps, mean {steps.mean():.2f}"
+    within = np.mean(steps <= 1.001)
+    assert within >= 0.999, f"{within:.4f} of outputs within one step; worst {steps.max():.1f} steps"
     top2 = np.sort(expected, axis=1)[:, -2:]
     decisive = (top2[:, 1] - top2[:, 0]) > 2 * np.abs(got - expected).max()
     assert (np.argmax(got, axis=1) == np.argmax(expected, axis=1))[decisive].all()
+    if name in QUANTIZED_IN_C:  # the single-rounding kernels in C compute what the reference does, bit for bit
+        compiled = compile_and_run(graph, [[x] for x in inputs[:2]], tmp_path / "c")
+        assert np.array_equal(np.stack([c[0].reshape(-1) for c in compiled]), got[:2])

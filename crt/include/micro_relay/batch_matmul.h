@@ -30,7 +30,8 @@ typedef struct {
     mr_batch_matmul_shape s;
     int32_t lhs_offset, rhs_offset; /* minus the zero points */
     int32_t out_offset;             /* output zero point (0 for int16) */
-    int32_t mult, shift;            /* float(lhs_s * rhs_s) / out_s */
+    int32_t mult, shift;            /* float(lhs_s * rhs_s) / out_s (lhs_s * rhs_s / out_s for single rounding) */
+    int32_t single_round;           /* int8: nonzero for one rounding (mr_requant_single) */
 } mr_batch_matmul_q_params;
 
 int mr_batch_matmul_s8(const mr_batch_matmul_q_params *p, const int8_t *lhs, const int8_t *rhs, int8_t *out);

@@ -8,6 +8,7 @@
 #define MICRO_RELAY_CONV2D_H
 
 #include "crt.h"
+#include "fixedpoint.h"
 
 /* Kernels keep their multi-accumulator inner loops out of line: inlined into the large kernel bodies,
  * GCC -Os spills the accumulators to the stack on Cortex-M. */
@@ -61,20 +62,27 @@ typedef struct {
     int32_t mult;
     int32_t left;   /* left shift of the accumulator (wraps in int32, as in TFLite Micro) */
     int32_t right;  /* r - 1: the shift after dropping 32 bits; -1 when r = 0 */
+    int32_t shift;  /* the channel's shift, for single rounding */
+    int32_t single; /* nonzero: one rounding instead (mr_requant_single, the node's single_round) */
 } mr_conv_requant;
 
-static inline void mr_conv_requant_of(int32_t mult, int32_t shift, mr_conv_requant *q)
+static inline void mr_conv_requant_of(int32_t mult, int32_t shift, int32_t single, mr_conv_requant *q)
 {
     const int32_t r = shift > 0 ? 0 : -shift;
     q->nudge = ((int64_t)1 << 30) + ((int64_t)1 << (30 + r));
     q->mult = mult;
     q->left = shift > 0 ? shift : 0;
     q->right = r - 1;
+    q->shift = shift;
+    q->single = single;
 }
 
 static inline int32_t mr_conv_requantize(const mr_conv_requant *q, int32_t acc)
 {
     const int64_t prod = (int64_t)(int32_t)((uint32_t)acc << q->left) * q->mult;
+    if (q->single) {
+        return mr_requant_single(acc, q->mult, q->shift);
+    }
     if (q->right < 0) { /* r = 0: SRDHM alone */
         return (int32_t)((prod + ((int64_t)1 << 30)) >> 31);
     }
@@ -89,6 +97,7 @@ typedef struct {
     const int32_t *shift;
     const int32_t *folded_bias;  /* bias - in_zp * sum(w) per channel, or NULL: used for windows inside the image */
     int32_t scratch_bytes;       /* arena scratch the kernel was given (mr_conv2d_s8's DSP path), 0 for none */
+    int32_t single_round;        /* int8: requantize with one rounding (mr_requant_single; the portable paths) */
 } mr_conv2d_q_params;
 
 typedef struct {

@@ -16,6 +16,7 @@ typedef struct {
                                   * layer with a folded bias, constants it covers, int8's clamp, 4 units or more
                                   * and a depth that is a nonzero multiple of 4 (requantized in assembly);
                                   * else NULL */
+    int32_t single_round;        /* int8: requantize with one rounding (mr_requant_single; the portable path) */
 } mr_dense_q_params;
 
 typedef struct {

@@ -11,6 +11,7 @@
 #define MICRO_RELAY_ELEMENTWISE_H
 
 #include "crt.h"
+#include "fixedpoint.h"
 
 #define MR_BROADCAST_MAX_RANK 6
 
@@ -94,7 +95,19 @@ typedef struct {
     int32_t a_mult, a_shift, b_mult, b_shift;
     int32_t out_mult, out_shift;
     int32_t act_min, act_max;
+    int32_t single_shift;              /* nonzero: one rounding (mr_addsub_single); a_mult, b_mult share it */
 } mr_addsub_q_params;
+
+/*
+ * ADD (sign 1) and SUB (sign -1) of a node with rounding "single" (ONNX QDQ): the exact sum
+ * (a - za) M1 +- (b - zb) M2 on one exponent T = single_shift, rounded once, (sum + 2^(T-1)) >> T, saturated like
+ * mr_requant_single, plus the output zero point. Products below 2^39 (|q - z| <= 255, M < 2^31), T in [1, 62].
+ */
+static inline int32_t mr_addsub_single(const mr_addsub_q_params *p, int32_t a, int32_t b, int32_t sign)
+{
+    const int64_t sum = (int64_t)(a + p->a_offset) * p->a_mult + (int64_t)sign * (b + p->b_offset) * p->b_mult;
+    return mr_shift_single(sum + ((int64_t)1 << (p->single_shift - 1)), p->single_shift) + p->out_offset;
+}
 
 typedef struct {
     mr_broadcast bc;

@@ -12,6 +12,7 @@ typedef struct {
     int32_t out_offset;                /* output zero point */
     int32_t mult, shift;               /* s1 * s2 / so */
     int32_t act_min, act_max;
+    int32_t single_round;              /* nonzero: one rounding (mr_requant_single) */
 } mr_multiply_q_params;
 
 typedef struct {

@@ -16,6 +16,7 @@ typedef struct {
     int32_t out_zp;
     int32_t in_zp;
     int32_t mult, shift; /* in_s / out_s */
+    int32_t single_round; /* int8 to int8: nonzero for one rounding (mr_requant_single) */
 } mr_requantize_params;
 
 int mr_quantize_f32_s8(const mr_quantize_f32_params *p, const float *in, int8_t *out);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "crt.h"
+#include "fixedpoint.h"
 
 /* MR_FORCE_PORTABLE (a -D flag): every kernel takes its portable C path, on any core (MR_DSP and MR_DSP_ASM 0). */
 #if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && !defined(MR_FORCE_PORTABLE)
@@ -85,6 +86,13 @@ static inline int32_t mr_requant_raw(int32_t acc, int32_t mult, int32_t shift)
     }
     k = (int32_t)(1u << (uint32_t)~shift) - (int32_t)((uint32_t)(acc ^ mult) >> 31);
     return (int32_t)(((((int64_t)k << 31) + ((int64_t)1 << 30)) + (int64_t)acc * mult) >> 32) >> ~shift;
+}
+
+/* mr_requant_raw, or for a node that rounds once (the params' single_round) mr_requant_single: the DSP kernels'
+ * long way, which every channel of such a node takes (their assembly requantizes as TFLite Micro does). */
+static inline int32_t mr_requant_node(int32_t acc, int32_t mult, int32_t shift, int32_t single)
+{
+    return single ? mr_requant_single(acc, mult, shift) : mr_requant_raw(acc, mult, shift);
 }
 
 /* For helpers on the hot path that GCC -Os would otherwise call out of line. */

@@ -4,7 +4,9 @@ Names follow TFLM_ARITHMETIC.md section 0-1:
 - srdhm: SaturatingRoundingDoublingHighMul, floor((a*b + 2^30) / 2^31), INT32_MIN*INT32_MIN saturates;
 - rdbpot: RoundingDivideByPOT, x / 2^e with halves away from zero;
 - mbqm32: MultiplyByQuantizedMultiplier with double rounding (TFLITE_SINGLE_ROUNDING is not set in TFLM);
-- mbqm64: the int64-accumulator variant used by 16x8 convolutions.
+- mbqm64: the int64-accumulator variant used by 16x8 convolutions;
+- mbqm_single: the product rounded once (TFLite's TFLITE_SINGLE_ROUNDING form), for nodes whose rounding
+  attribute is "single": ONNX QDQ models, whose meaning is the real-valued rescale rounded once.
 """
 
 from __future__ import annotations
@@ -62,6 +64,19 @@ def mbqm64(x, multiplier, shift):
     total_shift = 15 - shift
     rounding = np.int64(1) << (total_shift - 1)
     return wrap32((x * m16 + rounding) >> total_shift)
+
+
+# mbqm_single saturates here: far outside any int8/int16 output yet with room for a zero point in int32.
+SINGLE_LIMIT = 1 << 30
+
+
+def mbqm_single(x, multiplier, shift):
+    """x * M * 2^(s - 31) rounded once, halves up: (x M + 2^(30 - s)) >> (31 - s), exact in int64 for an int32 x
+    and s <= 30 (prepare refuses more), saturated to +-2^30 (crt fixedpoint.h mr_requant_single)."""
+    x = np.asarray(x, dtype=np.int64)
+    total = 31 - np.asarray(shift, dtype=np.int64)
+    value = (x * np.asarray(multiplier, dtype=np.int64) + (np.int64(1) << (total - 1))) >> total
+    return np.clip(value, -SINGLE_LIMIT, SINGLE_LIMIT)
 
 
 def saturate(x, dtype):

@@ -11,6 +11,11 @@ from ..ir.registry import Attr, op_where
 from ..ir.types import DType, TensorType
 
 ACTIVATION = Attr(str, "none", ("none", "relu", "relu6", "relu_n1_to_1"))
+# How an integer node rescales its accumulator. "double": TFLite Micro's MultiplyByQuantizedMultiplier, which
+# rounds at 2^-31 and again at the shift (every TFLite model). "single": the exact product rounded once
+# (arith/fixedpoint.py mbqm_single), which is what an ONNX QDQ model means (dequantize, compute, quantize) and
+# what the QDQ lowering sets (passes/lower_qdq.py). int8 only.
+ROUNDING = Attr(str, "double", ("double", "single"))
 
 
 def fail(graph: Graph, node: Node, what: str):
@@ -48,6 +53,19 @@ def apply_clamp(x: np.ndarray, lo, hi, dtype) -> np.ndarray:
         x = x.astype(np.float32)
         return np.minimum(np.maximum(x, np.float32(lo)), np.float32(hi)).astype(np.float32)
     return np.clip(x, lo, hi).astype(dtype)
+
+
+def single_rounding(graph: Graph, node: Node, dtype: DType, shifts) -> bool:
+    """Whether the node requantizes with one rounding (its `rounding` attribute), after checking what that
+    arithmetic covers: int8 data, and shifts of at most 30 (the rounding constant is 2^(30 - shift))."""
+    if node.attrs.get("rounding", "double") != "single":
+        return False
+    if dtype != DType.INT8:
+        fail(graph, node, f"single-rounding requantization is for int8 data, got {dtype.value}")
+    worst = int(np.max(np.asarray(shifts, dtype=np.int64), initial=0))
+    if worst > 30:
+        fail(graph, node, f"a rescale needs a shift of {worst}; single-rounding requantization allows at most 30")
+    return True
 
 
 def kernel_suffix(dtype: DType) -> str:

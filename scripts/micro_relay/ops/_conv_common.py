@@ -13,11 +13,12 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..arith.fixedpoint import mbqm32, mbqm64, wrap32
+from ..arith.fixedpoint import mbqm32, mbqm64, mbqm_single, wrap32
 from ..arith.multiplier import quantize_multipliers
 from ..ir.registry import Attr, op_where
 from ..ir.types import INT32_MAX, DType
-from ._common import apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._common import (apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, single_rounding,
+                      types)
 
 PAIR_OF_ONES = Attr(tuple, (1, 1))
 NO_PADDING = Attr(tuple, (0, 0, 0, 0))  # (top, left, bottom, right)
@@ -214,10 +215,13 @@ def exact_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def requantize(acc: np.ndarray, bias, p: dict, out_dtype) -> np.ndarray:
-    """acc (int64, channels last) + bias, then TFLite Micro's requantization, output offset and clamp."""
+    """acc (int64, channels last) + bias, then TFLite Micro's requantization (or, for a node with rounding
+    "single", the product rounded once), output offset and clamp."""
     if bias is not None:
         acc = acc + bias.astype(np.int64)
-    if p["wide"]:
+    if p.get("single"):
+        scaled = mbqm_single(wrap32(acc), p["mult"], p["shift"])
+    elif p["wide"]:
         scaled = mbqm64(acc, p["mult"], p["shift"])
     else:
         scaled = mbqm32(wrap32(acc), p["mult"], p["shift"])
@@ -247,4 +251,5 @@ def prepare_convolution(graph, node, g, channel_axis: int) -> tuple[dict, DType 
         fail(graph, node, f"{node.op.removeprefix('nn.')} supports int8, int16 and float32 (output like input), "
                           f"got {data.dtype.value}")
     params.update(quant_params(graph, node, data, weight, channel_axis, g.out_c))
+    params["single"] = single_rounding(graph, node, data.dtype, params["shift"])
     return params, None if bias is None else bias.dtype

@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from ..arith.fixedpoint import mbqm32, wrap32
+from ..arith.fixedpoint import SINGLE_LIMIT, mbqm32, wrap32
 from ..arith.multiplier import f32, quantize_multipliers, round_half_away, round_to_int32_saturating
 from ..ir.registry import OpDef, op_where
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._common import (ACTIVATION, ROUNDING, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant,
+                      single_rounding, types)
 
 MAX_BROADCAST_RANK = 6
 
@@ -124,7 +125,7 @@ class BinaryOp(OpDef):
     quantized formula (`quant_fn`, on int64 arrays of raw values). Input 0 may share the output's bytes:
     the kernels read a[i] before writing out[i], and a has the output's shape whenever the sizes match."""
 
-    attrs = {"activation": ACTIVATION}
+    attrs = {"activation": ACTIVATION, "rounding": ROUNDING}
     num_inputs = (2, 2)
     inplace = True
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
@@ -165,7 +166,10 @@ def addsub_params(graph, node, qa, qb, qo, dtype: DType) -> dict:
     """ADD/SUB multipliers: inputs rescaled to 2*max(s1, s2) after a left shift of 20 (int8) or 15 (int16).
 
     The ratios are in double for both ops. (TFLM_ARITHMETIC.md says SUB computes them in float; the golden
-    outputs of the single_op_int16 SUB models and the TFLite Micro we test against both say double.)"""
+    outputs of the single_op_int16 SUB models and the TFLite Micro we test against both say double.)
+    A node with rounding "single" gets addsub_single_params instead."""
+    if single_rounding(graph, node, dtype, ()):
+        return addsub_single_params(graph, node, qa, qb, qo)
     left_shift = 15 if dtype == DType.INT16 else 20
     twice = 2 * max(qa.scale, qb.scale)
     ratios = [qa.scale / twice, qb.scale / twice, twice / ((1 << left_shift) * qo.scale)]
@@ -178,8 +182,33 @@ def addsub_params(graph, node, qa, qb, qo, dtype: DType) -> dict:
             "out_mult": int(mo), "out_shift": int(so)}
 
 
+def addsub_single_params(graph, node, qa, qb, qo) -> dict:
+    """Single rounding: out = round((q1 - z1) s1/so +- (q2 - z2) s2/so) + zo as one int64 sum,
+    ((q1 - z1) M1 +- (q2 - z2) M2 + 2^(T-1)) >> T, with both ratios on one exponent T: Mi = round(si/so 2^T)
+    and the larger below 2^31. Each Mi is then within half a unit of 2^-T of its ratio, so the sum is within
+    255 2^-T of the exact one (T >= 31 for ratios below 1). |q - z| <= 255 keeps each product below 2^39."""
+    ratios = (qa.scale / qo.scale, qb.scale / qo.scale)
+    if not all(math.isfinite(r) for r in ratios):
+        fail(graph, node, f"{node.op} rescale ratios {ratios} (from the quantization scales) are not finite")
+    total = min(62, 31 - max(math.frexp(r)[1] for r in ratios))
+    if max(round_half_away(r * 2.0 ** total) for r in ratios) >= 1 << 31:  # a ratio rounding up to 2^31
+        total -= 1
+    if total < 1:
+        fail(graph, node, f"{node.op} input scales {qa.scale}, {qb.scale} are 2^30 or more times the output's "
+                          f"{qo.scale}, beyond single-rounding requantization")
+    ma, mb = (round_half_away(r * 2.0 ** total) for r in ratios)
+    return {"a_offset": -qa.zero_point, "b_offset": -qb.zero_point, "out_offset": qo.zero_point,
+            "a_mult": ma, "b_mult": mb, "single_shift": total}
+
+
 def addsub_fn(p: dict, a: np.ndarray, b: np.ndarray, sign: int) -> np.ndarray:
-    """out = RDBPOT(SRDHM(a' +- b', Mo), -so) + zo with x' = RDBPOT(SRDHM((q - z) << ls, M), -s)."""
+    """out = RDBPOT(SRDHM(a' +- b', Mo), -so) + zo with x' = RDBPOT(SRDHM((q - z) << ls, M), -s), or the one
+    rounding of addsub_single_params."""
+    if p.get("single_shift"):
+        total = p["single_shift"]
+        value = ((a + p["a_offset"]) * p["a_mult"] + sign * (b + p["b_offset"]) * p["b_mult"] +
+                 (np.int64(1) << (total - 1))) >> total
+        return np.clip(value, -SINGLE_LIMIT, SINGLE_LIMIT) + p["out_offset"]
     scaled_a = mbqm32(wrap32((a + p["a_offset"]) << p["left_shift"]), p["a_mult"], p["a_shift"])
     scaled_b = mbqm32(wrap32((b + p["b_offset"]) << p["left_shift"]), p["b_mult"], p["b_shift"])
     return mbqm32(wrap32(scaled_a + sign * scaled_b), p["out_mult"], p["out_shift"]) + p["out_offset"]

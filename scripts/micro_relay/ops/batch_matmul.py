@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith.fixedpoint import mbqm32, mbqm64
+from ..arith.fixedpoint import mbqm32, mbqm64, mbqm_single
 from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
 from ._binary import SUFFIX, broadcast_layout_n, input_dtype, positive_scales
-from ._common import fail, out_type, types
+from ._common import ROUNDING, fail, out_type, single_rounding, types
 from ._elementwise import broadcast_shape
 
 MAX_BATCH_DIMS = 4  # MR_BATCH_MATMUL_MAX_BATCH
@@ -46,7 +46,7 @@ def _matrices(graph, node) -> tuple[tuple, tuple, int, int, int]:
 @register
 class BatchMatmul(OpDef):
     name = "nn.batch_matmul"
-    attrs = {"adj_x": Attr(bool, False), "adj_y": Attr(bool, False)}
+    attrs = {"adj_x": Attr(bool, False), "adj_y": Attr(bool, False), "rounding": ROUNDING}
     num_inputs = (2, 2)
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
@@ -80,12 +80,14 @@ class BatchMatmul(OpDef):
             fail(graph, node, f"{dtype.value} batch_matmul sums at most {MAX_DEPTH[dtype]} products, got {depth}")
         if dtype == DType.INT16 and (lhs.quant.zero_point, rhs.quant.zero_point, out.quant.zero_point) != (0, 0, 0):
             fail(graph, node, "int16 batch_matmul needs zero points of 0 (TFLite Micro checks)")
-        mult, shift = quantize_multiplier(f32(lhs.quant.scale * rhs.quant.scale) / out.quant.scale,
-                                          op_where(graph, node))
+        single = node.attrs.get("rounding") == "single"  # the exact rescale, without TFLite's float32 product
+        product = lhs.quant.scale * rhs.quant.scale if single else f32(lhs.quant.scale * rhs.quant.scale)
+        mult, shift = quantize_multiplier(product / out.quant.scale, op_where(graph, node))
         if dtype == DType.INT16 and not -31 <= shift <= 7:
             fail(graph, node, f"int16 batch_matmul needs a rescale shift in [-31, 7], got {shift}")
         p.update(lhs_offset=-lhs.quant.zero_point, rhs_offset=-rhs.quant.zero_point,
-                 out_offset=out.quant.zero_point, mult=mult, shift=shift)
+                 out_offset=out.quant.zero_point, mult=mult, shift=shift,
+                 single=single_rounding(graph, node, dtype, [shift]))
         return p
 
     def reference(self, graph, node, p, inputs):
@@ -99,7 +101,9 @@ class BatchMatmul(OpDef):
                 total = (total + (lhs[..., :, k:k + 1] * rhs[..., k:k + 1, :]).astype(np.float32)).astype(np.float32)
             return [total.reshape(out.shape)]
         total = np.matmul(lhs.astype(np.int64) + p["lhs_offset"], rhs.astype(np.int64) + p["rhs_offset"])
-        if p["kind"] == "s8":
+        if p.get("single"):
+            raw = mbqm_single(total, p["mult"], p["shift"]) + p["out_offset"]
+        elif p["kind"] == "s8":
             raw = mbqm32(total, p["mult"], p["shift"]) + p["out_offset"]
         else:
             raw = mbqm64(total, p["mult"], p["shift"])

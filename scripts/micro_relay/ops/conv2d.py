@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, fail, out_type
+from ._common import ACTIVATION, ROUNDING, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_int8_kernel_limits,
                            check_wide_shifts, exact_matmul, float_finish, folded_bias, Geometry, inputs3, inside_image,
                            prepare_convolution, requantize, window_attrs, windowed_size, windows)
@@ -49,7 +49,7 @@ class Conv2D(OpDef):
     name = "nn.conv2d"
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING, "activation": ACTIVATION,
-             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
+             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64")), "rounding": ROUNDING}
     num_inputs = (2, 3)
 
     def infer(self, graph, node):

@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 
-from ..arith.fixedpoint import mbqm32, mbqm64
+from ..arith.fixedpoint import mbqm32, mbqm64, mbqm_single
 from ..arith.multiplier import f32, quantize_multipliers
 from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant, types
+from ._common import (ACTIVATION, ROUNDING, apply_clamp, clamp_range, fail, kernel_suffix, out_type, require_quant,
+                      single_rounding, types)
 from ._conv_common import check_bias_headroom
 
 
@@ -26,7 +27,7 @@ class Dense(OpDef):
     name = "nn.dense"
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"activation": ACTIVATION, "output_shape": Attr(tuple),
-             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64"))}
+             "quantized_bias_type": Attr(str, "default", ("default", "int32", "int64")), "rounding": ROUNDING}
     num_inputs = (2, 3)
 
     def infer(self, graph, node):
@@ -66,11 +67,15 @@ class Dense(OpDef):
         if weight.quant.per_channel:
             real = [data.quant.scale * s / out.quant.scale for s in weight.quant.scales]
             weight_zp = 0
+        elif node.attrs.get("rounding") == "single":  # the exact rescale: no float32 product on the way
+            real = [data.quant.scale * weight.quant.scale / out.quant.scale]
+            weight_zp = weight.quant.zero_point
         else:
             real = [f32(f32(data.quant.scale) * f32(weight.quant.scale)) / out.quant.scale]
             weight_zp = weight.quant.zero_point
         mult, shift = quantize_multipliers(real, where=op_where(graph, node))
         params.update(mult=mult, shift=shift, in_zp=data.quant.zero_point, w_zp=weight_zp,
+                      single=single_rounding(graph, node, data.dtype, shift),
                       out_zp=out.quant.zero_point,
                       # int16x8 accumulates in int64 unless the bias is int32, or there is no bias and the
                       # model's quantized_bias_type says int32 (TFLM_ARITHMETIC.md section 2)
@@ -104,7 +109,10 @@ class Dense(OpDef):
             acc = acc + bias.astype(np.int64)[None, :]
         mult = np.resize(p["mult"], p["units"])[None, :]
         shift = np.resize(p["shift"], p["units"])[None, :]
-        scaled = mbqm64(acc, mult, shift) if p["wide"] else mbqm32(acc, mult, shift)
+        if p.get("single"):
+            scaled = mbqm_single(acc, mult, shift)
+        else:
+            scaled = mbqm64(acc, mult, shift) if p["wide"] else mbqm32(acc, mult, shift)
         return [apply_clamp(scaled + p["out_zp"], p["act_min"], p["act_max"], out.dtype.numpy).reshape(out.shape)]
 
     def macs(self, graph, node):

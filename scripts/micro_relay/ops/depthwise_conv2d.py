@@ -19,7 +19,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, fail, out_type
+from ._common import ACTIVATION, ROUNDING, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_int8_kernel_limits,
                            check_wide_shifts, float_finish, folded_bias, Geometry, inputs3, inside_image,
                            prepare_convolution, requantize, window_attrs, windowed_size, windows)
@@ -47,7 +47,7 @@ class DepthwiseConv2D(OpDef):
     name = "nn.depthwise_conv2d"
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
     attrs = {"strides": PAIR_OF_ONES, "dilation": PAIR_OF_ONES, "padding": NO_PADDING,
-             "depth_multiplier": Attr(int, 1), "activation": ACTIVATION}
+             "depth_multiplier": Attr(int, 1), "activation": ACTIVATION, "rounding": ROUNDING}
     num_inputs = (2, 3)
 
     def infer(self, graph, node):

@@ -8,11 +8,11 @@ Micro rejects anything else), giving at most 2^30. float32: min(max(a * b, lo), 
 
 from __future__ import annotations
 
-from ..arith.fixedpoint import mbqm32
+from ..arith.fixedpoint import mbqm32, mbqm_single
 from ..arith.multiplier import quantize_multiplier
 from ..ir.registry import op_where, register
 from ..ir.types import DType
-from ._common import fail
+from ._common import fail, single_rounding
 from ._elementwise import BinaryOp
 
 
@@ -29,7 +29,8 @@ class Multiply(BinaryOp):
                               f"{qa.zero_point}, {qb.zero_point}, {qo.zero_point}")
         mult, shift = quantize_multiplier(qa.scale * qb.scale / qo.scale, where=op_where(graph, node))
         return {"a_offset": -qa.zero_point, "b_offset": -qb.zero_point, "out_offset": qo.zero_point,
-                "mult": mult, "shift": shift}
+                "mult": mult, "shift": shift, "single": single_rounding(graph, node, dtype, [shift])}
 
     def quant_fn(self, p, a, b):
-        return mbqm32((a + p["a_offset"]) * (b + p["b_offset"]), p["mult"], p["shift"]) + p["out_offset"]
+        requantize = mbqm_single if p["single"] else mbqm32
+        return requantize((a + p["a_offset"]) * (b + p["b_offset"]), p["mult"], p["shift"]) + p["out_offset"]

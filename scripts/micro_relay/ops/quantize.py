@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..arith.fixedpoint import mbqm32, wrap32
+from ..arith.fixedpoint import mbqm32, mbqm_single, wrap32
 from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import OpDef, op_where, register
 from ..ir.types import DType
-from ._common import fail, out_type, require_quant, types
+from ._common import ROUNDING, fail, out_type, require_quant, single_rounding, types
 from ._elementwise import round_half_away_array, unary_infer
 
 I8, U8, I16, I32, F32 = DType.INT8, DType.UINT8, DType.INT16, DType.INT32, DType.FLOAT32
@@ -30,6 +30,7 @@ SUFFIX = {I8: "s8", U8: "u8", I16: "s16", I32: "s32", F32: "f32"}
 class Quantize(OpDef):
     name = "qnn.quantize"
     dtypes = (DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32)  # from, to each other as SUPPORTED says
+    attrs = {"rounding": ROUNDING}  # of an int8 -> int8 requantization
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -52,7 +53,11 @@ class Quantize(OpDef):
         if src.quant is None:
             fail(graph, node, f"{src.dtype.value} input of quantize has no quantization parameters")
         mult, shift = quantize_multiplier(src.quant.scale / q_out.scale, where=op_where(graph, node))
-        params.update(in_zp=src.quant.zero_point, mult=mult, shift=shift)
+        if node.attrs.get("rounding") == "single" and src.dtype != dst.dtype:
+            fail(graph, node, f"single-rounding requantization is int8 to int8, got {src.dtype.value} to "
+                              f"{dst.dtype.value}")
+        single = single_rounding(graph, node, src.dtype, [shift])
+        params.update(in_zp=src.quant.zero_point, mult=mult, shift=shift, single=single)
         return params
 
     def reference(self, graph, node, p, inputs):
@@ -65,5 +70,5 @@ class Quantize(OpDef):
             q = np.clip(q, p["out_min"] - p["out_zp"], p["out_max"] - p["out_zp"]).astype(np.int64) + p["out_zp"]
             return [q.astype(dst.dtype.numpy)]
         v = wrap32(x.astype(np.int64) - p["in_zp"])
-        raw = wrap32(mbqm32(v, p["mult"], p["shift"]) + p["out_zp"])
+        raw = wrap32((mbqm_single if p["single"] else mbqm32)(v, p["mult"], p["shift"]) + p["out_zp"])
         return [np.clip(raw, p["out_min"], p["out_max"]).astype(dst.dtype.numpy)]

@@ -14,8 +14,12 @@ quantized tensors, so, walking the nodes in order:
    the integer op writing the quantize's output, if the op's integer kernel accepts those quantization
    parameters (its `prepare`). Otherwise it stays float between its dequantize and quantize nodes, except
    for ops with weights: those are refused, since running them in float would mean dequantizing weights.
-   `mean` always stays float (KEEP_FLOAT says why).
-   Some integer kernels fix their output quantization (FIXED_OUTPUT: logistic, tanh, softmax); the model's
+   `mean` and `nn.softmax` always stay float (KEEP_FLOAT says why).
+   Integer ops that requantize an accumulator (conv, depthwise, dense, batch_matmul, add, subtract, multiply,
+   and the int8 -> int8 requantize) get rounding "single" (ops/_common.py ROUNDING): a QDQ node means its
+   real-valued result quantized once, and TFLite Micro's two roundings miss that by a step at times (0.2% of
+   a convolution's outputs), which compounds through a network's layers.
+   Some integer kernels fix their output quantization (FIXED_OUTPUT: logistic, tanh); the model's
    quantize after such an op has its own, calibrated scale and zero point. The op then writes a tensor of
    the fixed quantization and a requantize (quantize int8 -> int8, TFLite's QUANTIZE) takes it to the
    model's, unless the two are the same. That stays within one of the model's steps while the kernel's
@@ -44,15 +48,14 @@ QDQ = frozenset({"qnn.quantize", "qnn.dequantize"})
 # exact float mean rounded once; TFLite's integer mean rounds its sum and its rescale separately, which is
 # one step off at times, and the layers after it amplify that (two steps at a 1-D model's logits, measured).
 # A mean is one pass over its input, cheap next to the convolutions around it.
-KEEP_FLOAT = frozenset({"mean"})
-# The output quantization each int8 integer kernel assumes, by op: ops/sigmoid.py, ops/tanh.py and
-# ops/softmax.py (TFLite's logistic, tanh and softmax kernels compute in these units whatever the output says).
-# Not int16 softmax: its table kernel is up to about 20 of its own units off exact (measured), many steps of
-# any scale near its 1/32768, so it runs only where the model asks for those units and stays float elsewhere.
+# softmax: the same, and more so: TFLite's int8 softmax (a table of exponentials in fixed point) is up to a unit
+# of 1/256 from the exact one, and the attention layers after it carry that on.
+KEEP_FLOAT = frozenset({"mean", "nn.softmax"})
+# The output quantization each int8 integer kernel assumes, by op: ops/sigmoid.py and ops/tanh.py (TFLite's
+# logistic and tanh kernels compute in these units whatever the output says).
 FIXED_OUTPUT = {
     ("sigmoid", DType.INT8): Quant.tensor(1 / 256, -128),
     ("tanh", DType.INT8): Quant.tensor(1 / 128, 0),
-    ("nn.softmax", DType.INT8): Quant.tensor(1 / 256, -128),
 }
 
 
@@ -166,6 +169,8 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
     candidate = replace(node, inputs=tuple(inputs), outputs=(written,))
     if activation != "none":
         candidate = candidate.with_attrs(activation=activation)
+    if "rounding" in get_op(candidate.op).attrs and rw.tensors[written].type.dtype == DType.INT8:
+        candidate = candidate.with_attrs(rounding="single")
     try:
         get_op(candidate.op).prepare(rw.view([candidate]), candidate)
         if requantize:
@@ -205,7 +210,8 @@ def _requantize_node(rw: _Rewriter, fixed: Quant, target: str, name: str) -> Nod
     want = rw.tensors[target].type
     written = rw.fresh(target + "_fixed")
     rw.tensors[written] = Tensor(written, TensorType(want.shape, want.dtype, fixed))
-    return Node("qnn.quantize", (written,), (target,), {}, name=name)
+    return Node("qnn.quantize", (written,), (target,), {"rounding": "single"} if want.dtype == DType.INT8 else {},
+                name=name)
 
 
 def _same_quant(a: Quant, b: Quant) -> bool:

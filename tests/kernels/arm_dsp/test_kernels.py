@@ -175,7 +175,7 @@ int main(void)
         if (i % 8 == 3) mult = (int32_t)next() | 1;           /* negative multipliers too */
         if (i % 16 == 5) mult = edges[next() % (uint32_t)ne];
         if (mult == INT32_MIN) mult = 0;
-        mr_conv_requant_of(mult, shift, &q);
+        mr_conv_requant_of(mult, shift, 0, &q);
         mr_requant_q_of(mult, shift, &qq);
         {
             const int32_t want = mr_mbqm(acc, mult, shift);

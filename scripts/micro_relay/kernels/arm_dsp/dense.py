@@ -27,8 +27,9 @@ def _requant_zp(mult: int, shift: int, zero_point: int) -> list[int] | None:
 
 
 def requant_words(p: dict) -> list[int] | None:
-    """The requantization words of the assembly routine for this layer, or None where C requantizes."""
-    if ("folded_bias" in p and len(p["mult"]) == 1 and (p["act_min"], p["act_max"]) == (-128, 127)
+    """The requantization words of the assembly routine for this layer, or None where C requantizes (as for
+    every node that rounds once)."""
+    if (not p.get("single") and "folded_bias" in p and len(p["mult"]) == 1 and (p["act_min"], p["act_max"]) == (-128, 127)
             and p["depth"] % 4 == 0 and p["depth"] >= 4 and p["units"] >= 4):
         return _requant_zp(p["mult"][0], p["shift"][0], p["out_zp"])
     return None

@@ -56,7 +56,9 @@ def uses_strip(g: Geometry) -> bool:
 def _asm_requantizes(p: dict) -> list[bool]:
     """Per output channel, whether the 3x3 assembly requantizes it itself: mr_requant_zp_of's condition
     (crt/include/micro_relay/simd.h), mult >= 0 and shift in [-21, -2] (tests/kernels/arm_dsp/test_depthwise_entry.py ties
-    the two); the other channels' blocks leave raw sums to C."""
+    the two); the other channels' blocks leave raw sums to C, as every block of a node that rounds once does."""
+    if p.get("single"):
+        return [False] * len(p["mult"])
     return [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
 
 
@@ -69,7 +71,7 @@ def _strip_entry(p: dict) -> str:
         return "_strip3x3"
     if all(_asm_requantizes(p)):
         return "_strip3x3_fast"
-    if all(m >= 0 and -21 <= s <= -1 for m, s in zip(p["mult"], p["shift"])):
+    if not p.get("single") and all(m >= 0 and -21 <= s <= -1 for m, s in zip(p["mult"], p["shift"])):
         return "_strip3x3_shift1"  # the assembly's longer requantization also holds shift -1
     return "_strip3x3_x4"
 
@@ -168,7 +170,8 @@ class DspDepthwiseConv2D(Int8DspKernel):
         if unrolled and slow and _strip_entry(p) == "_strip3x3_shift1":
             compute += f" (the longer requantization that holds shift -1: {slow} block(s) need it)"
         elif unrolled and slow:
-            compute += f" ({slow} block(s) requantized in C: a shift outside [-21, -2])"
+            why = "one rounding" if p.get("single") else "a shift outside [-21, -2]"
+            compute += f" ({slow} block(s) requantized in C: {why})"
         strip = "zero-padded int16 strip in scratch"
         if plan.rolling:
             strip = (f"zero-padded int16 strips in scratch, one per chunk and strip fill kept across output rows "

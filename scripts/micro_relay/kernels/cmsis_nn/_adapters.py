@@ -54,6 +54,8 @@ def cmsis_nn_refusal(graph, node, p: dict) -> str | None:
         return "no CMSIS-NN adapter for this op"
     if p.get("kind") != "s8":
         return f"CMSIS-NN adapters cover int8 only, not {p.get('kind')}"
+    if p.get("single"):
+        return "CMSIS-NN requantizes as TFLite Micro does, not with one rounding"
     if node.op == "nn.dense":
         if p["w_zp"] != 0:
             return "weight zero point is not 0"

@@ -29,6 +29,8 @@ def emit_call(ctx, node, p: dict, function: str, bias_expr: str | None = None, s
                       folded_bias="NULL" if folded is None else ctx.const_array(folded, "int32_t"))
         if scratch_bytes:
             fields["scratch_bytes"] = scratch_bytes
+        if p.get("single"):
+            fields["single_round"] = 1
         params = ctx.params("mr_conv2d_q_params", fields)
     bias = node.inputs[2] if len(node.inputs) > 2 else ""
     args = [params, ctx.tensor(node.inputs[0]), ctx.tensor(node.inputs[1]),

@@ -21,6 +21,15 @@ def c_broadcast(layout: dict) -> str:
             f".a_strides = {arr(layout['a_strides'])}, .b_strides = {arr(layout['b_strides'])} }}")
 
 
+def single_rounding_field(p: dict) -> dict:
+    """The parameter-struct field of a node with rounding "single" (ops/_common.py ROUNDING): add and subtract
+    carry their shared exponent, the other integer kernels a flag. Nothing for TFLite's double rounding, so
+    that the C of every other model stays as it was."""
+    if p.get("single_shift"):
+        return {"single_shift": p["single_shift"]}
+    return {"single_round": 1} if p.get("single") else {}
+
+
 def c_floats(params: dict, *names: str) -> dict:
     return {n: float_literal(params[n]) for n in names}
 
@@ -53,7 +62,7 @@ class BinaryKernel(Kernel):
 
     backend = "portable"
     params_struct = ""  # C parameter struct mr_<this>_{q,f32}_params; empty: the kernel's own name
-    c_fields: tuple[str, ...] = ()
+    c_fields: tuple[str, ...] = ()  # the fields prepare gives (a single-rounding node's prepare may give fewer)
 
     def emit(self, ctx, node, p, plan):
         kernel = self.sources[0]
@@ -63,8 +72,9 @@ class BinaryKernel(Kernel):
             fields.update(c_floats(p, "act_min", "act_max"))
             struct = f"mr_{struct_base}_f32_params"
         else:
-            fields.update({k: p[k] for k in self.c_fields})
+            fields.update({k: p[k] for k in self.c_fields if k in p})
             fields.update(act_min=p["act_min"], act_max=p["act_max"])
+            fields.update(single_rounding_field(p))
             struct = f"mr_{struct_base}_q_params"
         a, b = node.inputs
         params = ctx.params(struct, fields)

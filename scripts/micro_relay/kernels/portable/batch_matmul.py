@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..base import Kernel
 from ..registry import kernel
+from ._elementwise import single_rounding_field
 
 MAX_BATCH = 4  # MR_BATCH_MATMUL_MAX_BATCH
 SHAPE_FIELDS = ("rows", "depth", "cols", "lhs_row_step", "lhs_k_step", "rhs_k_step", "rhs_col_step")
@@ -35,6 +36,7 @@ class PortableBatchMatmul(Kernel):
         else:
             struct = "mr_batch_matmul_q_params"
             fields.update({k: int(p[k]) for k in ("lhs_offset", "rhs_offset", "out_offset", "mult", "shift")})
+            fields.update(single_rounding_field(p))
         lhs, rhs = node.inputs
         params = ctx.params(struct, fields)
         return (f"mr_batch_matmul_{p['kind']}({params}, {ctx.tensor(lhs)}, {ctx.tensor(rhs)}, "

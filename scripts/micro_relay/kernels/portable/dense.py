@@ -6,6 +6,7 @@ from __future__ import annotations
 from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
+from ._elementwise import single_rounding_field
 
 SOURCES = ("dense",)
 PORTABLE_S8 = "mr_dense_s8_portable"  # the int8 entry that every build keeps portable (a DSP build too)
@@ -26,6 +27,7 @@ def emit_dense(ctx, node, p: dict, function: str, folded_bias: bool = True, requ
                       if "folded_bias" in p and folded_bias else "NULL")
         if requant is not None:
             fields["requant"] = ctx.const_array(requant, "int32_t")
+        fields.update(single_rounding_field(p))
     params = ctx.params(f"mr_dense_{'f32' if p['kind'] == 'f32' else 'q'}_params", fields)
     return (f"{function}({params}, {ctx.tensor(data)}, {ctx.tensor(weight)}, {ctx.tensor(bias)}, "
             f"{ctx.tensor(node.outputs[0])});")

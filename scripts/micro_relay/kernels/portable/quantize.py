@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...codegen.c_text import float_literal
 from ..base import Kernel
 from ..registry import kernel
-from ._elementwise import emit_unary
+from ._elementwise import emit_unary, single_rounding_field
 
 
 @kernel
@@ -20,5 +20,5 @@ class PortableQuantize(Kernel):
             fields.update(scale=float_literal(p["scale"]), lo=float_literal(p["out_min"] - p["out_zp"]),
                           hi=float_literal(p["out_max"] - p["out_zp"]))
             return emit_unary(ctx, node, "quantize", p["kind"], "mr_quantize_f32_params", fields)
-        fields.update(in_zp=p["in_zp"], mult=p["mult"], shift=p["shift"])
+        fields.update(in_zp=p["in_zp"], mult=p["mult"], shift=p["shift"], **single_rounding_field(p))
         return emit_unary(ctx, node, "quantize", p["kind"], "mr_requantize_params", fields)
