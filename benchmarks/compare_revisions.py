@@ -5,9 +5,11 @@ For a redesign that must not change behaviour: every shared model is benched on 
 worktree) and by this checkout, for the board's own target and, where this checkout knows targets, for the
 portable `generic` target too; then the arena, instructions, model flash and runtime code of each, and the
 ratios after/before. Everything runs here, one model after the other, so both sides see the same machine.
+`--qdq` adds the QDQ int8 ONNX models of tests/support/torch_models.py (onnxruntime's quantize_static,
+per-channel weights; made here, seeded), for changes to the ONNX front door or its integer arithmetic.
 Writes a Markdown section (BENCHMARKS-revisions.md by default).
 
-    python3 benchmarks/compare_revisions.py --before REV [--models DIR] [--out FILE] [--machine mps2-an386]
+    python3 benchmarks/compare_revisions.py --before REV [--models DIR] [--qdq] [--out FILE] [--machine mps2-an386]
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ def bench(tree: Path, model: Path, machine: str, extra: tuple[str, ...] = ()) ->
     return json.loads(out.stdout)
 
 
+def qdq_models(folder: Path) -> list[Path]:
+    """The QDQ int8 exports of the test suite's PyTorch networks, as the ONNX tests make them."""
+    sys.path[:0] = [str(ROOT / "scripts"), str(ROOT / "tests")]
+    from frontend.test_onnx_qdq import quantized_model
+    from support import torch_models
+
+    return [quantized_model(name, True, folder)[0] for name in sorted(torch_models.MODELS)]
+
+
 def knows_targets(tree: Path) -> bool:
     return (tree / "scripts" / "micro_relay" / "target" / "__init__.py").is_file()
 
@@ -52,8 +63,12 @@ def main(argv=None) -> int:
     parser.add_argument("--models", default=str(ROOT.parent / "shared" / "models"))
     parser.add_argument("--out", default=str(ROOT / "BENCHMARKS-revisions.md"))
     parser.add_argument("--machine", default="mps2-an386")
+    parser.add_argument("--qdq", action="store_true", help="also the QDQ int8 ONNX models made from the test networks")
     args = parser.parse_args(argv)
     models = [p for folder in MODEL_FOLDERS for p in sorted((Path(args.models) / folder).glob("*.tflite"))]
+    qdq_folder = tempfile.TemporaryDirectory(prefix="mr-qdq-")
+    if args.qdq:
+        models += qdq_models(Path(qdq_folder.name))
     if not models:
         print(f"error: no .tflite models under {args.models}", file=sys.stderr)
         return 2
@@ -79,7 +94,8 @@ def main(argv=None) -> int:
     lines = [
         f"## Revisions compared: {before_rev} (before) and {after_rev} (after)",
         "",
-        f"Measured in one run by `python3 benchmarks/compare_revisions.py --before {args.before}` on "
+        f"Measured in one run by `python3 benchmarks/compare_revisions.py --before {args.before}"
+        f"{' --qdq' if args.qdq else ''}` on "
         f"{args.machine} (QEMU -icount, instructions per inference, seed 1). After: compiled for {target} (the "
         "board's target) and for `generic` (portable kernels, no DSP scratch) on the same board. Outputs: equal "
         "to the reference interpreter's in every run marked yes.",
@@ -100,6 +116,7 @@ def main(argv=None) -> int:
                      f"{cell(old.get('runtime_code_bytes'))} | {cell(new.get('runtime_code_bytes'))} | "
                      f"{cell(portable.get('instructions'))} | {'yes' if ok else 'NO'} |")
     Path(args.out).write_text("\n".join(lines) + "\n")
+    qdq_folder.cleanup()
     return 0
 
 

@@ -61,7 +61,8 @@ int mr_conv2d_transpose_s8(const mr_conv2d_q_params *p, const int8_t *in, const 
     for (i = 0; i < count; i += g->out_c) {
         for (oc = 0; oc < g->out_c; ++oc) {
             int32_t acc = scratch[i + oc] + (bias ? bias[oc] : 0);
-            acc = mr_mbqm(acc, p->mult[oc], p->shift[oc]) + p->out_zp;
+            acc = (p->single_round ? mr_requant_single(acc, p->mult[oc], p->shift[oc])
+                                   : mr_mbqm(acc, p->mult[oc], p->shift[oc])) + p->out_zp;
             out[i + oc] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
         }
     }

@@ -4,10 +4,11 @@
 #include "micro_relay/quantize.h"
 #include "micro_relay/fixedpoint.h"
 
-/* round(x / scale) in float, halves away from zero, saturated to [lo, hi] (NaN to lo), plus the zero point. */
+/* round(x / scale) in float, halves away from zero (TFLite) or to even (ONNX: rintf in the default rounding mode),
+ * saturated to [lo, hi] (NaN to lo), plus the zero point. */
 static inline int32_t mr_quantize_one(const mr_quantize_f32_params *p, float x)
 {
-    float r = roundf(x / p->scale);
+    float r = p->ties_even ? rintf(x / p->scale) : roundf(x / p->scale);
     if (!(r >= p->lo)) {
         r = p->lo;
     }

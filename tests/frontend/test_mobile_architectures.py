@@ -94,8 +94,7 @@ def test_compiled_c_matches_torch(name, tmp_path):
         _close_to_torch(sample[0], want)
 
 
-@pytest.mark.parametrize("name", QUANTIZED)
-def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
+def _qdq_model(name: str, tmp_path):
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
     class Samples(CalibrationDataReader):
@@ -109,7 +108,28 @@ def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
     path = tmp_path / "qdq.onnx"
     quantize_static(str(float_path), str(path), Samples(), quant_format=QuantFormat.QDQ,
                     activation_type=QuantType.QInt8, weight_type=QuantType.QInt8, per_channel=True)
-    graph = run_pipeline(load_model(path, io_layout="nchw"))
+    return path, run_pipeline(load_model(path, io_layout="nchw"))
+
+
+def test_qdq_unet_runs_its_transposed_convolution_in_int8(tmp_path):
+    """The U-Net's ConvTranspose (per-channel weights, its bias a separate add that fold_channel_affine folds)
+    runs as an int8 kernel. Its outputs are 99.74% within one step of onnxruntime's, measured, not the 99.9%
+    of the classifiers: the bilinear upsampling stays float, as ONNX defines it, and the last layers of a
+    seeded random network amplify the rare value that onnxruntime's float32 and the exact result round apart."""
+    path, graph = _qdq_model("unet", tmp_path)
+    (up,) = [n for n in graph.nodes if n.op == "nn.conv2d_transpose"]
+    assert graph.type_of(up.inputs[0]).dtype.value == "int8" and up.attrs.get("rounding") == "single"
+    inputs = _inputs(11, 2, _shape("unet"))
+    expected = np.stack(run_each(oracle_session(path), inputs)).reshape(len(inputs), -1)
+    got = np.stack([run(graph, [x])[0].reshape(-1) for x in inputs])
+    (last,) = [n for n in graph.nodes if n.op == "qnn.dequantize" and n.outputs[0] != graph.inputs[0]][-1:]
+    steps = np.abs(got - expected) / graph.type_of(last.inputs[0]).quant.scale
+    assert np.mean(steps <= 1.001) >= 0.99, f"{np.mean(steps <= 1.001):.4f} within one step"
+
+
+@pytest.mark.parametrize("name", QUANTIZED)
+def test_qdq_architecture_matches_onnxruntime(name, tmp_path):
+    path, graph = _qdq_model(name, tmp_path)
     convs = [n for n in graph.nodes if n.op in ("nn.conv2d", "nn.depthwise_conv2d")]
     assert convs and all(graph.type_of(n.inputs[0]).dtype.value == "int8" for n in convs)
     inputs = _inputs(11, 4, _shape(name))

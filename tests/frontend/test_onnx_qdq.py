@@ -58,6 +58,9 @@ def test_qdq_model_matches_onnxruntime(name, per_channel, tmp_path):
         if node.op in WEIGHT_OPS:
             assert graph.type_of(node.inputs[0]).dtype.value == "int8", node
             assert graph.type_of(node.inputs[1]).dtype.value == "int8", node
+            assert node.attrs.get("rounding") == "single", node  # a QDQ node: the exact result rounded once
+        if node.op == "qnn.quantize" and graph.type_of(node.inputs[0]).dtype.value == "float32":
+            assert node.attrs.get("ties") == "even", node  # ONNX QuantizeLinear
     assert any(n.op in WEIGHT_OPS for n in graph.nodes)
     float_ops = {n.op for n in graph.nodes if graph.type_of(n.outputs[0]).dtype.value == "float32"}
     assert float_ops <= {"qnn.dequantize", "mean", "nn.softmax"}, f"{float_ops} run in float"  # lower_qdq.KEEP_FLOAT

@@ -266,6 +266,21 @@ def test_single_rounding_on_the_cortex_m4_dsp_kernels(name, tmp_path):
     assert result["outputs_match"] is True and result["max_abs_diff"] == 0, result
 
 
+def test_onnx_quantize_rounds_halves_to_even(tmp_path):
+    """QuantizeLinear (ties "even", which the QDQ lowering sets) against TFLite's QUANTIZE (halves away from
+    zero), on values that are exact halves of the scale, in the reference and in C."""
+    x = np.array([0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.25, 200.5], np.float32) * np.float32(0.25)
+    want = {"even": [0, 2, 2, 0, -2, -2, 3, 127], "away": [1, 2, 3, -1, -2, -3, 3, 127]}
+    for ties, expected in want.items():
+        table = {"x": Tensor("x", TensorType((8,), DType.FLOAT32)), "y": _tensor("y", (8,), 0.25, 0)}
+        node = Node("qnn.quantize", ("x",), ("y",), {"ties": ties})
+        graph = verify(Graph(table, (node,), ("x",), ("y",)))
+        (got,) = reference_run(graph, [x])
+        assert got.tolist() == expected, ties
+        ((c_out,),) = compile_and_run(graph, [[x]], tmp_path / ties)
+        assert c_out.tolist() == expected, ties
+
+
 def test_single_rounding_is_refused_for_int16():
     w = np.ones((4, 1, 1, 4), np.int8)
     tensors = [_tensor("x", (1, 2, 2, 4), 0.01, 0, DType.INT16), _tensor("w", (4, 1, 1, 4), 0.01, 0, data=w)]

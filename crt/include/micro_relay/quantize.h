@@ -9,6 +9,7 @@ typedef struct {
     int32_t out_zp;
     float scale;      /* output scale */
     float lo, hi;     /* type range minus the zero point: round(x / scale) saturates here */
+    int32_t ties_even; /* nonzero: halves round to even (ONNX QuantizeLinear, rintf), else away from zero */
 } mr_quantize_f32_params;
 
 typedef struct {

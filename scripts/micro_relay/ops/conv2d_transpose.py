@@ -18,7 +18,7 @@ import numpy as np
 
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
-from ._common import ACTIVATION, fail, out_type
+from ._common import ACTIVATION, ROUNDING, fail, out_type
 from ._conv_common import (NO_PADDING, PAIR_OF_ONES, check_bias_headroom, check_index_range, check_wide_shifts,
                            exact_matmul, float_finish, Geometry, inputs3, prepare_convolution, requantize, window_attrs)
 
@@ -43,7 +43,8 @@ def _geometry(graph, node) -> Geometry:
 class Conv2DTranspose(OpDef):
     name = "nn.conv2d_transpose"
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
-    attrs = {"strides": PAIR_OF_ONES, "padding": NO_PADDING, "output_shape": Attr(tuple), "activation": ACTIVATION}
+    attrs = {"strides": PAIR_OF_ONES, "padding": NO_PADDING, "output_shape": Attr(tuple), "activation": ACTIVATION,
+             "rounding": ROUNDING}
     num_inputs = (2, 3)
 
     def infer(self, graph, node):

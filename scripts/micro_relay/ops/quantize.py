@@ -16,7 +16,7 @@ import numpy as np
 
 from ..arith.fixedpoint import mbqm32, mbqm_single, wrap32
 from ..arith.multiplier import f32, quantize_multiplier
-from ..ir.registry import OpDef, op_where, register
+from ..ir.registry import Attr, OpDef, op_where, register
 from ..ir.types import DType
 from ._common import ROUNDING, fail, out_type, require_quant, single_rounding, types
 from ._elementwise import round_half_away_array, unary_infer
@@ -30,7 +30,9 @@ SUFFIX = {I8: "s8", U8: "u8", I16: "s16", I32: "s32", F32: "f32"}
 class Quantize(OpDef):
     name = "qnn.quantize"
     dtypes = (DType.FLOAT32, DType.INT8, DType.UINT8, DType.INT16, DType.INT32)  # from, to each other as SUPPORTED says
-    attrs = {"rounding": ROUNDING}  # of an int8 -> int8 requantization
+    # rounding: of an int8 -> int8 requantization. ties: how a float input's halves round, away from zero
+    # (TFLite's QUANTIZE) or to even (ONNX QuantizeLinear, which the QDQ lowering sets).
+    attrs = {"rounding": ROUNDING, "ties": Attr(str, "away", ("away", "even"))}
 
     def infer(self, graph, node):
         return unary_infer(graph, node)
@@ -47,7 +49,7 @@ class Quantize(OpDef):
         if src.dtype.is_float:
             if not q_out.scale > 0:
                 fail(graph, node, f"quantize needs a positive output scale, got {q_out.scale}")
-            params.update(scale=f32(q_out.scale))
+            params.update(scale=f32(q_out.scale), ties_even=node.attrs.get("ties", "away") == "even")
             return params
         require_quant(graph, node, src, "input")
         if src.quant is None:
@@ -65,7 +67,8 @@ class Quantize(OpDef):
         (x,) = inputs
         if x.dtype == np.float32:
             with np.errstate(over="ignore", invalid="ignore"):
-                q = round_half_away_array(x / np.float32(p["scale"]))  # float32 division, exact rounding
+                quotient = x / np.float32(p["scale"])  # float32 division, exact rounding
+                q = np.rint(quotient) if p["ties_even"] else round_half_away_array(quotient)
             q = np.nan_to_num(q, nan=-np.inf)
             q = np.clip(q, p["out_min"] - p["out_zp"], p["out_max"] - p["out_zp"]).astype(np.int64) + p["out_zp"]
             return [q.astype(dst.dtype.numpy)]

@@ -1,5 +1,5 @@
 """Channel-affine folding: `add`, `subtract` or `multiply` of a per-output-channel constant right after a
-float nn.conv2d, nn.depthwise_conv2d or nn.dense is folded into that op's bias and weights.
+float nn.conv2d, nn.depthwise_conv2d, nn.dense or nn.conv2d_transpose is folded into that op's bias and weights.
 
 ONNX and PyTorch graphs arrive from Relax with the bias as a separate broadcast add, and a batch norm that
 Relax could not fold (after a convolution that has a bias) as subtract/multiply/multiply/add. For a head op
@@ -19,7 +19,8 @@ import numpy as np
 from ..ir.graph import Graph, Tensor, fresh_name
 from ..ir.types import DType, TensorType
 
-HEAD_OPS = {"nn.conv2d": 0, "nn.depthwise_conv2d": 3, "nn.dense": 0}  # op -> weight's output-channel axis
+HEAD_OPS = {"nn.conv2d": 0, "nn.depthwise_conv2d": 3, "nn.dense": 0,  # op -> weight's output-channel axis
+            "nn.conv2d_transpose": 0}
 AFFINE_OPS = frozenset({"add", "subtract", "multiply"})
 
 

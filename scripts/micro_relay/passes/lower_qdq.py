@@ -14,7 +14,7 @@ quantized tensors, so, walking the nodes in order:
    the integer op writing the quantize's output, if the op's integer kernel accepts those quantization
    parameters (its `prepare`). Otherwise it stays float between its dequantize and quantize nodes, except
    for ops with weights: those are refused, since running them in float would mean dequantizing weights.
-   `mean` and `nn.softmax` always stay float (KEEP_FLOAT says why).
+   `mean`, `nn.softmax` and bilinear `image.resize2d` always stay float (KEEP_FLOAT says why).
    Integer ops that requantize an accumulator (conv, depthwise, dense, batch_matmul, add, subtract, multiply,
    and the int8 -> int8 requantize) get rounding "single" (ops/_common.py ROUNDING): a QDQ node means its
    real-valued result quantized once, and TFLite Micro's two roundings miss that by a step at times (0.2% of
@@ -26,6 +26,7 @@ quantized tensors, so, walking the nodes in order:
    unit is at most two of them (its rounding error, half a unit, is then under one step, and two reals less
    than a step apart round at most one step apart); a finer model scale keeps the op in float.
 4. quantize(dequantize(x)) with x's own type is x.
+5. Every quantize of float values left rounds halves to even, as ONNX's QuantizeLinear does.
 Dequantize nodes left without readers are removed by dead-code elimination.
 """
 
@@ -50,7 +51,13 @@ QDQ = frozenset({"qnn.quantize", "qnn.dequantize"})
 # A mean is one pass over its input, cheap next to the convolutions around it.
 # softmax: the same, and more so: TFLite's int8 softmax (a table of exponentials in fixed point) is up to a unit
 # of 1/256 from the exact one, and the attention layers after it carry that on.
+# Bilinear resize: TFLite's int8 kernel interpolates in fixed point with its own rounding (1.7% of a U-Net's
+# upsampled values a step from onnxruntime's, measured); ONNX means the float interpolation quantized once.
 KEEP_FLOAT = frozenset({"mean", "nn.softmax"})
+
+
+def _keeps_float(node: Node) -> bool:
+    return node.op in KEEP_FLOAT or (node.op == "image.resize2d" and node.attrs.get("method", "linear") == "linear")
 # The output quantization each int8 integer kernel assumes, by op: ops/sigmoid.py and ops/tanh.py (TFLite's
 # logistic and tanh kernels compute in these units whatever the output says).
 FIXED_OUTPUT = {
@@ -248,6 +255,13 @@ def _drop_identity_requantize(rw: _Rewriter) -> None:
             rw.nodes[i] = None
 
 
+def _onnx_ties(rw: _Rewriter, node: Node) -> Node:
+    """Step 5: a QuantizeLinear of float values rounds halves to even (ONNX), not away from zero (TFLite)."""
+    if node.op == "qnn.quantize" and rw.tensors[node.inputs[0]].type.dtype.is_float:
+        return node.with_attrs(ties="even")
+    return node
+
+
 def lower_qdq(graph: Graph) -> Graph:
     if not any(n.op == "qnn.dequantize" for n in graph.nodes):
         return graph
@@ -255,7 +269,7 @@ def lower_qdq(graph: Graph) -> Graph:
     index = 0
     while index < len(rw.nodes):
         node = rw.nodes[index]
-        if node is not None and node.op not in QDQ | KEEP_FLOAT:
+        if node is not None and node.op not in QDQ and not _keeps_float(node):
             node = replace(node, inputs=tuple(rw.rename.get(n, n) for n in node.inputs))
             rw.nodes[index] = node
             _try_integer(rw, index, node)
@@ -264,4 +278,5 @@ def lower_qdq(graph: Graph) -> Graph:
     for _ in range(len(rw.rename)):  # resolve chains of renames
         rw.rename = {k: rw.rename.get(v, v) for k, v in rw.rename.items()}
     nodes = [replace(n, inputs=tuple(rw.rename.get(x, x) for x in n.inputs)) for n in rw.nodes if n is not None]
+    nodes = [_onnx_ties(rw, n) for n in nodes]
     return Graph(rw.tensors, (), graph.inputs, graph.outputs).with_nodes(nodes, rw.tensors)

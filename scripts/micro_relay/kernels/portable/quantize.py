@@ -19,6 +19,8 @@ class PortableQuantize(Kernel):
         if p["kind"].startswith("f32"):
             fields.update(scale=float_literal(p["scale"]), lo=float_literal(p["out_min"] - p["out_zp"]),
                           hi=float_literal(p["out_max"] - p["out_zp"]))
+            if p["ties_even"]:
+                fields["ties_even"] = 1
             return emit_unary(ctx, node, "quantize", p["kind"], "mr_quantize_f32_params", fields)
         fields.update(in_zp=p["in_zp"], mult=p["mult"], shift=p["shift"], **single_rounding_field(p))
         return emit_unary(ctx, node, "quantize", p["kind"], "mr_requantize_params", fields)
