@@ -17,9 +17,11 @@ PAD's border is what a skipped tap means, its padding moves into the consumer an
 Only a 4-D NHWC PAD whose batch and channel axes are not padded, that keeps its input's type and
 quantization (it copies raw bytes), and whose output has this one reader and is not a graph output, folds.
 1x1 convolutions are left alone: unpadded, they run as a matrix product (ops/_conv_common.py is_pointwise,
-CMSIS-NN's 1x1 paths), which padding would turn into a window walk. A 3x3 depthwise layer keeps its padding
-within one pixel at the top and the left, where CMSIS-NN's arm_depthwise_conv_3x3_s8 applies (its adapter
-takes arm_depthwise_conv_s8_opt, with scratch, beyond).
+CMSIS-NN's 1x1 paths), which padding would turn into a window walk. An int8 3x3 depthwise layer keeps its
+padding within one pixel at the top and the left, where CMSIS-NN's arm_depthwise_conv_3x3_s8 applies (its
+adapter takes arm_depthwise_conv_s8_opt, with scratch, beyond); TensorFlow's stride-2 PAD (0, 1) and
+PyTorch's padding 1 stay within it. Every other padding is one the portable and Arm DSP kernels take as they
+are (windows clipped to the image, kernels/overlap.py included), so no other kernel choice changes.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import numpy as np
 from ..errors import CompileError
 from ..ir.graph import Graph
 from ..ir.registry import get_op
+from ..ir.types import DType
 
 CONVS = ("nn.conv2d", "nn.depthwise_conv2d")
 FOLDABLE = (*CONVS, "nn.max_pool2d")
@@ -77,7 +80,8 @@ def _keeps_kernel_path(graph, consumer, padding) -> bool:
     k_hw = _window_hw(graph, consumer)
     if k_hw == (1, 1):
         return False
-    if consumer.op == "nn.depthwise_conv2d" and k_hw == (3, 3):
+    int8 = graph.type_of(consumer.inputs[0]).dtype == DType.INT8
+    if consumer.op == "nn.depthwise_conv2d" and k_hw == (3, 3) and int8:
         top, left = (int(v) for v in consumer.attrs.get("padding", (0, 0, 0, 0))[:2])
         if top <= 1 and left <= 1 and (padding[0] > 1 or padding[1] > 1):
             return False
