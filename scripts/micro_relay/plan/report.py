@@ -53,7 +53,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
                 "bytes": graph.type_of(tensor).nbytes if tensor in graph.tensors else buf.size,
                 "first_use": first,
                 "last_use": last,
-                "offset": plan.offsets[buf.name],
+                "offset": plan.offsets[buf.name] + buf.place_of(tensor),
                 "buffer": buf.name,
             })
     step = peak_step(list(plan.buffers))
