@@ -10,6 +10,8 @@ and writes up to the end of row r, so the delta is the least of i(r - 1) - o(r +
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from support.cortex_m_cases import assert_bit_exact, bench_cases
 from support.model_check import assert_matches, compare_with_tflm
@@ -96,6 +98,10 @@ def test_split_then_concatenation_runs_neither():
     compiled = _compiled(model)
     assert compiled.plan.arena_bytes <= 1024
     assert "mr_concatenate(" not in _c(compiled) and "mr_strided_slice(" not in _c(compiled)
+    report = json.loads(next(text for path, text in compiled.files.items() if path.endswith(".plan.json")))
+    assert [(e["op"], e["as"], e.get("offset_in_buffer")) for e in report["free_nodes"]] == [
+        ("strided_slice", "view", 0), ("strided_slice", "view", 256),
+        ("concatenate", "written in place by its producers", None)]
     assert_matches(compare_with_tflm(model))
 
 

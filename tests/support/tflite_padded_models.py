@@ -87,12 +87,14 @@ class _Net:
         self.x, self.shape = _pad(self.b, self.x, self.shape, ((0, 1), (0, 1)), "int8", q, None, self._name("pad"))
 
     def conv(self, channels, kernel=1, stride=1, padding="SAME", depthwise=False, activation="RELU6"):
-        """A convolution whose output scale keeps a typical sum inside int8 (zero point -128 after RELU6)."""
+        """A convolution at its input's scale (zero point -128 after RELU6, else 0)."""
         b, rng, name = self.b, self.rng, self._name("dw" if depthwise else "conv")
         n, h, w, c = self.shape
         channels = c if depthwise else channels
         terms = kernel * kernel * (1 if depthwise else c)
-        scales = [0.01] * channels
+        # weight scales that keep a typical sum at a third of the int8 range at the input's own scale, so that
+        # scales stay put however deep the network is
+        scales = [INT_LIMITS["int8"][1] / (74 * 73 * math.sqrt(terms) * 3)] * channels
         shape = (1, kernel, kernel, channels) if depthwise else (channels, kernel, kernel, c)
         f = b.tensor(f"{name}_filter", shape, "int8", data=rng.integers(-127, 128, shape), scale=scales,
                      zero_point=0, axis=3 if depthwise else 0)
@@ -100,7 +102,7 @@ class _Net:
                         scale=[self.scale * s for s in scales], zero_point=0, axis=0)
         oh = (h + stride - 1) // stride if padding == "SAME" else (h - kernel) // stride + 1
         ow = (w + stride - 1) // stride if padding == "SAME" else (w - kernel) // stride + 1
-        out_scale = self.scale * 0.01 * 74 * 73 * math.sqrt(terms) * 3 / INT_LIMITS["int8"][1]
+        out_scale = self.scale
         zp = -128 if activation == "RELU6" else 0
         y = b.tensor(f"{name}_out", (n, oh, ow, channels), "int8", scale=out_scale, zero_point=zp)
         extra = {"depth_multiplier": 1} if depthwise else {}
@@ -110,14 +112,26 @@ class _Net:
         return y
 
     def inverted_residual(self, expand, out_channels, stride):
-        """1x1 expand, 3x3 depthwise (stride 2 as TensorFlow writes it: PAD (0, 1), then VALID), 1x1 project."""
-        self.conv(self.shape[3] * expand)
+        """1x1 expand (none for expand 1), 3x3 depthwise (stride 2 as TensorFlow writes it: PAD (0, 1), then
+        VALID), 1x1 project, and the residual ADD when the block keeps its shape."""
+        skip, skip_shape, skip_q = self.x, self.shape, (self.scale, self.zp)
+        if expand != 1:
+            self.conv(self.shape[3] * expand)
         if stride == 2:
             self.pad_bottom_right()
             self.conv(0, kernel=3, stride=2, padding="VALID", depthwise=True)
         else:
             self.conv(0, kernel=3, depthwise=True)
         self.conv(out_channels, activation="NONE")
+        if stride == 1 and skip_shape == self.shape:
+            self.add(skip, skip_q)
+
+    def add(self, other, other_q):
+        """ADD of the current tensor and `other` (its own quantization), to a scale that holds both."""
+        scale = 1.5 * max(self.scale, other_q[0])
+        y = self.b.tensor(self._name("add"), self.shape, "int8", scale=scale, zero_point=0)
+        self.b.op("ADD", [self.x, other], [y], activation="NONE")
+        self.x, self.scale, self.zp = y, scale, 0
 
 
 def mobilenet_v2_head(size=48, seed=0) -> bytes:
@@ -132,3 +146,24 @@ def mobilenet_v2_head(size=48, seed=0) -> bytes:
     net.inverted_residual(6, 24, 2)
     net.inverted_residual(6, 32, 2)
     return net.b.inputs(net.input).outputs(net.x).build()
+
+
+MOBILENET_V2_STAGES = ((1, 16, 1, 1), (6, 24, 2, 2), (6, 32, 3, 2), (6, 64, 4, 2), (6, 96, 3, 1), (6, 160, 3, 2),
+                       (6, 320, 1, 1))  # (expand, channels, blocks, first stride), width 1.0
+
+
+def mobilenet_v2(size=224, seed=0) -> bytes:
+    """MobileNetV2 1.0 at `size` x `size` RGB, int8 with seeded weights, as TensorFlow converts it (every stride-2
+    layer a PAD (0, 1) then VALID): stem conv 3x3/2 to 32, the seven stages of inverted residuals (residual ADDs
+    where the shape is kept), conv 1x1 to 1280, global average pool."""
+    net = _Net((1, size, size, 3), seed)
+    net.pad_bottom_right()
+    net.conv(32, kernel=3, stride=2, padding="VALID")
+    for expand, channels, blocks, stride in MOBILENET_V2_STAGES:
+        for k in range(blocks):
+            net.inverted_residual(expand, channels, stride if k == 0 else 1)
+    net.conv(1280)
+    n, h, w, c = net.shape
+    y = net.b.tensor("pooled", (n, 1, 1, c), "int8", scale=net.scale, zero_point=net.zp)
+    net.b.op("AVERAGE_POOL_2D", [net.x], [y], filter_size=(h, w), stride=(1, 1), padding="VALID", activation="NONE")
+    return net.b.inputs(net.input).outputs(y).build()
