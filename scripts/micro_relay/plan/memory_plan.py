@@ -80,8 +80,9 @@ def node_scratch(lowered) -> dict[int, int]:
 
 
 def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
-                orders: tuple[str, ...] | None = None) -> MemoryPlan:
-    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first)."""
+                orders: tuple[str, ...] | None = None, views: tuple[bool, ...] | None = None) -> MemoryPlan:
+    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first); `views`: which of
+    build_buffers' settings to try (default: both when the graph has views, step 3)."""
     names = tuple(ORDERS) if orders is None else orders
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
@@ -94,7 +95,7 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
     best: MemoryPlan | None = None
     seen: dict[tuple[tuple[int, ...], bool], Candidate] = {}
     tried: list[Candidate] = []
-    choices = (True, False) if has_views(graph) else (True,)
+    choices = views if views is not None else (True, False) if has_views(graph) else (True,)
     for order_name in names:
         order = ORDERS[order_name](live)
         check_order(graph, order)
