@@ -18,6 +18,7 @@ from support.tflite_padded_models import mobilenet_v2_head, padded_model
 
 from micro_relay.compiler import compile_graph
 from micro_relay.frontend.tflite import read_tflite
+from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from micro_relay.passes.fold_padding import fold_padding
 from micro_relay.passes.pipeline import DEFAULT_PIPELINE
@@ -104,6 +105,29 @@ def test_pad_of_the_channels_is_kept():
     nodes = list(graph.nodes)
     nodes[index] = channels
     assert "nn.pad" in [n.op for n in fold_padding(graph.with_nodes(nodes)).nodes]
+
+
+KERNEL_KEPT = {
+    "int8 conv 3x3/2": dict(),
+    "int8 depthwise 3x3/2 (the 3x3 strip)": dict(consumer="DEPTHWISE_CONV_2D", input_shape=(1, 17, 17, 8)),
+    "int8 depthwise 5x5, asymmetric": dict(consumer="DEPTHWISE_CONV_2D", input_shape=(1, 10, 9, 12), kernel=(5, 5),
+                                           hw_pads=((3, 0), (0, 4)), stride=(2, 1)),
+    "int8 max pool": dict(consumer="MAX_POOL_2D", constant=-128, kernel=(3, 3), hw_pads=((1, 1), (2, 0))),
+}
+
+
+@pytest.mark.parametrize("target", ["cortex-m4", "generic"])
+@pytest.mark.parametrize("case", KERNEL_KEPT.values(), ids=KERNEL_KEPT.keys())
+def test_folded_node_keeps_its_kernel_and_entry_point(case, target):
+    """The fold changes the node's padding, not which kernel runs it nor its C function."""
+    model = padded_model(**case)
+
+    def consumer(pipeline):
+        low = lower(run_pipeline(read_tflite(model, "padded"), pipeline), target)
+        (node,) = [n for n in low.nodes if n.node.op != "nn.pad"]
+        return node.kernel.backend, node.plan.entry, node.plan.scratch_bytes
+
+    assert consumer(DEFAULT_PIPELINE) == consumer(WITHOUT_FOLD)
 
 
 def _arena(model: bytes, pipeline, target="generic") -> int:
