@@ -23,9 +23,12 @@ ALIAS = "test.plan.alias"
 SCRATCH = "test.plan.scratch"
 LAGGED = "test.plan.lagged"  # a window kernel: its output may start `delta` bytes below its input 0
 ROOMY = "test.plan.roomy"  # scratch `base` bytes, or any of `offers` (faster, larger first); `entry`: its function
+VIEW = "test.plan.view"  # output 0 is input 0's bytes from byte `at` on (OpDef.view_offset)
 
 
 class _TestOp(OpDef):
+    dtypes = (DType.INT8,)  # what tests/kernels/test_registry.py asks of every registered op
+
     def infer(self, graph, node):
         return [graph.type_of(name) for name in node.outputs]
 
@@ -58,6 +61,13 @@ class _InplaceBinary(_TestOp):
 class _Alias(_TestOp):
     name = ALIAS
     alias = True
+
+
+class _View(_TestOp):
+    name = VIEW
+
+    def view_offset(self, graph, node):
+        return node.attrs["at"]
 
 
 class _Scratch(_TestOp):
@@ -117,12 +127,12 @@ class _RoomyKernel(_TestKernel):
 
 all_ops()  # load the real ops and kernels first: the registries only load them while they are empty
 all_kernels()
-for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _Scratch, _Lagged, _Roomy):
+for _cls in (_Unary, _Binary, _Concat, _InplaceUnary, _InplaceBinary, _Alias, _View, _Scratch, _Lagged, _Roomy):
     try:
         register(_cls)
     except RuntimeError:  # another import of this module registered it already
         pass
-for _kernel_cls in (*(_kernel_of(n) for n in (UNARY, BINARY, CONCAT, INPLACE_UNARY, INPLACE_BINARY, ALIAS)),
+for _kernel_cls in (*(_kernel_of(n) for n in (UNARY, BINARY, CONCAT, INPLACE_UNARY, INPLACE_BINARY, ALIAS, VIEW)),
                     _ScratchKernel, _LaggedKernel, _RoomyKernel):
     try:
         kernel(_kernel_cls)

@@ -67,6 +67,16 @@ class OpDef:
         """Multiply-accumulates per inference (for reports and benchmarks)."""
         return 0
 
+    def view_offset(self, graph: Graph, node: Node) -> int | None:
+        """Where output 0 lies in input 0's bytes when it is one contiguous run of them (the planner then gives
+        it those bytes and no code runs), else None. An alias op's output is all of them, from byte 0."""
+        return 0 if self.alias else None
+
+    def input_offsets(self, graph: Graph, node: Node) -> tuple[int, ...] | None:
+        """Where each input lies in output 0's bytes when each is one contiguous run of them (the planner may
+        then have each input's producer write it there, and no code runs), else None."""
+        return None
+
 
 _REGISTRY: dict[str, OpDef] = {}
 _LOADED = False

@@ -67,5 +67,17 @@ class Concatenate(OpDef):
         return {"axis": axis, "outer": outer,
                 "row_bytes": [t.shape[axis] * inner * t.dtype.itemsize for t in ins]}
 
+    def input_offsets(self, graph, node):
+        """Along the outermost axis that is not 1 (nothing outside it), each input is one run of the output's
+        bytes, the inputs one after the other."""
+        p = self.prepare(graph, node)
+        if p["outer"] != 1:
+            return None
+        offsets, at = [], 0
+        for row in p["row_bytes"]:
+            offsets.append(at)
+            at += row
+        return tuple(offsets)
+
     def reference(self, graph, node, p, inputs):
         return [np.concatenate(inputs, axis=p["axis"]).astype(out_type(graph, node).dtype.numpy)]

@@ -61,6 +61,15 @@ class StridedSlice(OpDef):
         return {"counts": counts, "start": start, "elem_size": data.dtype.itemsize,
                 "dims": left_pad(dims, COPY_MAX_DIMS, 1), "steps": left_pad(steps, COPY_MAX_DIMS, 0)}
 
+    def view_offset(self, graph, node):
+        """A slice whose elements are one forward run of the input's (stride 1 where it takes more than one
+        element, every inner axis whole): its bytes from `start` on."""
+        p = self.prepare(graph, node)
+        runs = [(d, s) for d, s in zip(p["dims"], p["steps"]) if d != 1]
+        if len(runs) > 1 or (runs and runs[0][1] != 1):
+            return None
+        return p["start"] * p["elem_size"]
+
     def reference(self, graph, node, p, inputs):
         x = inputs[0]
         index = [np.arange(b, e, s) for b, e, s in zip(node.attrs["begin"], node.attrs["end"], node.attrs["strides"])]

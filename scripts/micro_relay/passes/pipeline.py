@@ -13,6 +13,7 @@ from .fold_channel_affine import fold_channel_affine
 from .fold_constants import fold_constants
 from .fold_dilated_conv import fold_dilated_conv
 from .fold_flatten_transpose import fold_flatten_transpose
+from .fold_padding import fold_padding
 from .fuse_activation import fuse_activation
 from .hoist_over_reshape import hoist_over_reshape
 from .lower_qdq import lower_qdq
@@ -29,6 +30,7 @@ DEFAULT_PIPELINE: tuple[tuple[str, Pass], ...] = (
     ("fold_constants", fold_constants),
     ("fold_flatten_transpose", fold_flatten_transpose),
     ("fold_dilated_conv", fold_dilated_conv),  # space_to_batch -> conv -> batch_to_space: one dilated conv
+    ("fold_padding", fold_padding),  # pad -> conv / depthwise / max pool: the padded copy disappears
     ("fuse_activation", fuse_activation),
     ("merge_reshapes", merge_reshapes),
     ("eliminate_dead_code", eliminate_dead_code),

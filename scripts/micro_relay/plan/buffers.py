@@ -9,9 +9,11 @@ turns a graph and an order into buffers:
    writes it. Constants live in flash and are not planned; nor are state tensors, which keep their own
    storage between invokes, and tensors stored in a state's storage (plan/state.py). Graph inputs are arena bytes like any tensor, so invoke may
    overwrite them once read (as in TFLite Micro: refill them before each call).
-2. Alias. An op with `alias` (reshape) reinterprets its input's bytes: its output joins the buffer of input 0,
-   unless input 0 is a constant or a state (the kernel copies it: a state may be assigned while the output is
-   still read).
+2. Views. An op whose output is one contiguous run of input 0's bytes (OpDef.view_offset: a reshape, which
+   reinterprets them all; a stride-1 strided_slice or a SPLIT part that is one run) gives its output those
+   bytes: the output joins the buffer of input 0 at input 0's place in it plus the view's offset, unless input
+   0 is a constant or a state (the kernel copies it: a state may be assigned while the output is still read)
+   or the place is not a multiple of ALIGN (kernels may read their tensors a word at a time).
 3. In place. Walking the order, an op with `inplace` writes its output over input 0 (the output joins input
    0's buffer) when all of these hold at its step:
    a. input 0 is not a constant or a state;
@@ -22,6 +24,15 @@ turns a graph and an order into buffers:
    c. the output has exactly as many bytes as input 0's buffer and as many elements as input 0 (so an
       element-wise kernel reads in0[i] at the index where it writes out[i]);
    d. no other input of the node lives in that buffer (the kernel only promises that out == in0 is safe).
+   The output joins at input 0's place in the buffer, which is 0: 3c leaves no room for another.
+3'. Concatenation in place. A concatenate whose inputs are each one contiguous run of its output
+   (OpDef.input_offsets: along the outermost axis that is not 1) has its producers write there: at its step,
+   each input's buffer joins the output's at that input's offset, when every input is in the arena, is the
+   only tensor of its size in its buffer at place 0, has its buffer's members read by nothing later and by no
+   other node here (3b, 3d), is not a graph input (the caller fills those) and sits at a multiple of ALIGN, and
+   no two inputs share a buffer. All inputs or none: the kernel then copies nothing (the emitter finds each
+   input where its slice is). A joining buffer's overlap permission is dropped: the concatenation's buffer
+   is live before that step (the other inputs' slices), which a permission's one shared step excludes.
 4. Lagged overlap. An op whose kernel declares `overlap_delta` (convolutions and pools, kernels/overlap.py: the
    largest offset(output) - offset(input 0) at which its writes never reach input bytes it still has to
    read) gives its output buffer a permission on input 0's buffer when 3a, 3b and 3d hold at its step (the
@@ -29,7 +40,8 @@ turns a graph and an order into buffers:
    may share bytes provided offset(output) - offset(input) <= delta, delta rounded down to ALIGN (both
    offsets are multiples of ALIGN). Their lifetimes meet at this step only (the input's last, the output's
    first), so the kernel is the only code that touches the shared bytes.
-5. A buffer is named after its first tensor; its size is its largest tensor rounded up to ALIGN bytes, its
+5. A buffer is named after its first tensor; its size is the end of its last-ending tensor (place + bytes; the
+   largest tensor, when every place is 0) rounded up to ALIGN bytes, its
    alignment the largest element size (at least ALIGN), its lifetime the span of its tensors' lifetimes.
 6. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
 
@@ -67,6 +79,10 @@ class Buffer:
     tensors: tuple[str, ...] = ()
     # (buffer name, delta): this buffer may share bytes with that one if offset(self) - offset(it) <= delta
     overlap: tuple[tuple[str, int], ...] = ()
+    places: tuple[int, ...] = ()  # each tensor's first byte within the buffer (empty: all at 0)
+
+    def place_of(self, tensor: str) -> int:
+        return self.places[self.tensors.index(tensor)] if self.places else 0
 
     def overlaps_in_time(self, other: "Buffer") -> bool:
         return self.first <= other.last and other.first <= self.last
@@ -147,9 +163,9 @@ def in_arena(graph: Graph, name: str) -> bool:
     return not (t.is_constant or t.is_state or t.stored_in)
 
 
-def _shares_input_bytes(graph: Graph, node, op) -> bool:
+def _shares_input_bytes(graph: Graph, node) -> bool:
     """Whether the node's output may take input 0's bytes at all (steps 2 and 3a)."""
-    return (op.alias or op.inplace) and bool(node.inputs) and bool(node.inputs[0]) and bool(node.outputs) \
+    return bool(node.inputs) and bool(node.inputs[0]) and bool(node.outputs) \
         and in_arena(graph, node.inputs[0]) and in_arena(graph, node.outputs[0])
 
 
@@ -161,27 +177,54 @@ def node_overlap(lowered) -> dict[int, int]:
     return {i: delta // ALIGN * ALIGN for i, delta in as_lowered(lowered).overlap().items()}
 
 
+def has_views(graph: Graph) -> bool:
+    """Whether a node of the graph may become a view of step 2 other than an alias, or a concatenation of step
+    3': what `views` of build_buffers turns on and off."""
+    for node in graph.nodes:
+        op = get_op(node.op)
+        if not op.alias and node.inputs and (op.view_offset(graph, node) is not None
+                                             or op.input_offsets(graph, node) is not None):
+            return True
+    return False
+
+
 def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
-                  overlap: dict[int, int] | None = None) -> list[Buffer]:
+                  overlap: dict[int, int] | None = None, views: bool = True) -> list[Buffer]:
     """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes,
-    `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given)."""
+    `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given).
+    `views` False keeps to aliases in step 2 and leaves out step 3': a view keeps all of its input live as long
+    as it is read, and a concatenation in place holds every slice from its first producer on, so either can
+    cost more than the copy saves; plan_memory tries both."""
     overlap = node_overlap(graph) if overlap is None else overlap
     life = tensor_lifetimes(graph, order)
-    outputs = set(graph.outputs)
+    outputs, inputs = set(graph.outputs), set(graph.inputs)
     root_of = {name: name for name in life}
+    place = {name: 0 for name in life}  # a tensor's first byte within its buffer
     members: dict[str, list[str]] = {name: [name] for name in life}
     permission: dict[str, tuple[str, int]] = {}  # output root -> (input root, delta)
     # Per buffer, over its members so far: the last step one is read, whether one is a graph output, and the
-    # largest one's bytes; kept up to date as members join, so a long in-place chain is not rescanned.
+    # end of its last-ending member; kept up to date as members join, so a long in-place chain is not rescanned.
     last_read = {name: span[1] for name, span in life.items()}
     pinned = {name: name in outputs for name in life}
-    largest = {name: graph.type_of(name).nbytes for name in life}
+    extent = {name: graph.type_of(name).nbytes for name in life}
 
-    def dies_here(node, root: str, step: int) -> bool:
+    def dies_here(node, root: str, step: int, reader_inputs=None) -> bool:
         """Steps 3b and 3d: no member of the buffer is read later or is a graph output, and no other input of
         the node lives in it."""
+        others = node.inputs[1:] if reader_inputs is None else reader_inputs
         return not (last_read[root] > step or pinned[root]) \
-            and not any(n and n in root_of and root_of[n] == root for n in node.inputs[1:])
+            and not any(n and n in root_of and root_of[n] == root for n in others)
+
+    def join(joining: str, root: str, at: int) -> None:
+        """Buffer `joining` moves into `root`, its place 0 at `at`."""
+        permission.pop(joining, None)
+        for moved in members.pop(joining):
+            root_of[moved] = root
+            place[moved] += at
+            members[root].append(moved)
+        last_read[root] = max(last_read[root], last_read[joining])
+        pinned[root] = pinned[root] or pinned[joining]
+        extent[root] = max(extent[root], extent[joining] + at)
 
     for step, node_index in enumerate(order):
         node = graph.nodes[node_index]
@@ -190,33 +233,49 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
                 and in_arena(graph, node.inputs[0]) and in_arena(graph, node.outputs[0]):  # step 4
             root, out = root_of[node.inputs[0]], node.outputs[0]
             if root_of[out] != root and dies_here(node, root, step):
-                permission[root_of[out]] = (root, overlap[node_index])
-        if not _shares_input_bytes(graph, node, op):
+                permission[root_of[out]] = (root, min(overlap[node_index] + place[node.inputs[0]], 0))
+        slices = op.input_offsets(graph, node) if views and node.outputs and in_arena(graph, node.outputs[0]) \
+            else None
+        if slices is not None:  # step 3'
+            roots = [root_of.get(name) for name in node.inputs]
+            if all(_takes_slice(graph, name, at, root_of, place, extent, inputs) for name, at in
+                   zip(node.inputs, slices)) and len(set(roots)) == len(roots) \
+                    and all(dies_here(node, r, step, ()) for r in roots) \
+                    and not any(r in (held for held, _ in permission.values()) for r in roots):
+                for r, at in zip(roots, slices):
+                    join(r, root_of[node.outputs[0]], at)
             continue
-        root, out = root_of[node.inputs[0]], node.outputs[0]
-        if not op.alias:  # in place: steps 3b-3d
-            if not dies_here(node, root, step):
+        if not _shares_input_bytes(graph, node):
+            continue
+        root, out, at = root_of[node.inputs[0]], node.outputs[0], place[node.inputs[0]]
+        if op.inplace:  # in place: steps 3b-3d, over input 0 at place 0
+            if at or not dies_here(node, root, step):
                 continue
-            if graph.type_of(out).nbytes != largest[root] \
+            if graph.type_of(out).nbytes != extent[root] \
                     or graph.type_of(out).size != graph.type_of(node.inputs[0]).size:
                 continue
-        permission.pop(root_of[out], None)  # the output takes the input's bytes outright
-        joining = root_of[out]
-        for moved in members.pop(joining):
-            root_of[moved] = root
-            members[root].append(moved)
-        last_read[root] = max(last_read[root], last_read[joining])
-        pinned[root] = pinned[root] or pinned[joining]
-        largest[root] = max(largest[root], largest[joining])
+        else:  # a view: step 2
+            view = op.view_offset(graph, node) if views or op.alias else None
+            if view is None or (at + view) % ALIGN:
+                continue
+            at += view
+        join(root_of[out], root, at)
     buffers = []
     for root in (name for name in graph.tensors if name in members):  # tensor-table order: deterministic
         names = members[root]
-        size = max(graph.type_of(n).nbytes for n in names)
         align = max([ALIGN] + [graph.type_of(n).dtype.itemsize for n in names])
-        buffers.append(Buffer(root, align_up(size, ALIGN), min(life[n][0] for n in names),
+        places = tuple(place[n] for n in names)
+        buffers.append(Buffer(root, align_up(extent[root], ALIGN), min(life[n][0] for n in names),
                               max(life[n][1] for n in names), align, tuple(names),
-                              (permission[root],) if root in permission else ()))
+                              (permission[root],) if root in permission else (),
+                              places if any(places) else ()))
     return buffers + scratch_buffers(order, scratch)
+
+
+def _takes_slice(graph: Graph, name: str, at: int, root_of, place, extent, inputs) -> bool:
+    """Step 3': whether an input of a concatenation can be written at `at` in its output."""
+    return bool(name) and name in root_of and name not in inputs and at % ALIGN == 0 and in_arena(graph, name) \
+        and place[name] == 0 and extent[root_of[name]] == graph.type_of(name).nbytes
 
 
 def scratch_buffers(order: tuple[int, ...], scratch: dict[int, int]) -> list[Buffer]:

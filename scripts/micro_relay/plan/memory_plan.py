@@ -8,7 +8,10 @@ plan_memory(lowered, planners, orders):
   3. build its buffers (buffers.py: lifetimes, alias and in-place sharing, lagged overlap permissions,
      scratch); if their lower bound is not below the best arena so far the order cannot win and is not
      placed, otherwise the offset planners (planners/) place them and keep the smallest arena;
-  4. keep the candidate with the smallest arena; ties keep the earlier one (the model's order first);
+     When the graph has views or concatenations the plan could make free (buffers.py steps 2 and 3'), each
+     order is built and placed with them and without them (as copies, named "<order> (copies)");
+  4. keep the candidate with the smallest arena; ties keep the earlier one (the model's order first, views
+     before copies);
   5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap but
      the permitted ones) before anything is emitted.
 Every candidate's result is kept in `tried` for the report. State tensors get their own storage, laid out
@@ -20,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lower import Lowered, as_lowered
-from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
+from .buffers import Buffer, build_buffers, has_views, lower_bound, node_overlap, scratch_name
 from .check import check_plan
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
@@ -50,6 +53,7 @@ class MemoryPlan:
     lower_bound: int
     tried: tuple[Candidate, ...] = ()
     state: StatePlan = StatePlan()  # the state tensors' storage, apart from the arena (state.py)
+    views: bool = True  # buffers built with views and concatenations in place (buffers.build_buffers)
 
     def buffer_of(self, tensor: str) -> Buffer:
         index = self.__dict__.get("_buffer_of")
@@ -62,7 +66,8 @@ class MemoryPlan:
         return index[tensor]
 
     def tensor_offset(self, tensor: str) -> int:
-        return self.offsets[self.buffer_of(tensor).name]
+        buf = self.buffer_of(tensor)
+        return self.offsets[buf.name] + buf.place_of(tensor)
 
     def scratch_offset(self, node_index: int) -> int | None:
         return self.offsets.get(scratch_name(node_index))
@@ -75,8 +80,9 @@ def node_scratch(lowered) -> dict[int, int]:
 
 
 def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
-                orders: tuple[str, ...] | None = None) -> MemoryPlan:
-    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first)."""
+                orders: tuple[str, ...] | None = None, views: tuple[bool, ...] | None = None) -> MemoryPlan:
+    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first); `views`: which of
+    build_buffers' settings to try (default: both when the graph has views, step 3)."""
     names = tuple(ORDERS) if orders is None else orders
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
@@ -87,29 +93,32 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
     overlap = node_overlap(lowered)
     live = LiveBytes(graph, scratch, overlap)
     best: MemoryPlan | None = None
-    seen: dict[tuple[int, ...], Candidate] = {}
+    seen: dict[tuple[tuple[int, ...], bool], Candidate] = {}
     tried: list[Candidate] = []
+    choices = views if views is not None else (True, False) if has_views(graph) else (True,)
     for order_name in names:
         order = ORDERS[order_name](live)
         check_order(graph, order)
-        if order in seen:
-            earlier = seen[order]
-            tried.append(Candidate(order_name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
-                                   earlier.same_as or earlier.order_name))
-            continue
-        buffers = build_buffers(graph, order, scratch, overlap)
-        bound = lower_bound(buffers)
-        if best is not None and bound >= best.arena_bytes:
-            seen[order] = Candidate(order_name, "", None, bound)
-            tried.append(seen[order])
-            continue
-        planner, offsets = plan_offsets(buffers, planners)
-        size = arena_size(buffers, offsets)
-        seen[order] = Candidate(order_name, planner, size, bound)
-        tried.append(seen[order])
-        if best is None or size < best.arena_bytes:
-            best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound)
+        for views in choices:
+            name = order_name if views else f"{order_name} (copies)"
+            if (order, views) in seen:
+                earlier = seen[(order, views)]
+                tried.append(Candidate(name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
+                                       earlier.same_as or earlier.order_name))
+                continue
+            buffers = build_buffers(graph, order, scratch, overlap, views)
+            bound = lower_bound(buffers)
+            if best is not None and bound >= best.arena_bytes:
+                seen[(order, views)] = Candidate(name, "", None, bound)
+                tried.append(seen[(order, views)])
+                continue
+            planner, offsets = plan_offsets(buffers, planners)
+            size = arena_size(buffers, offsets)
+            seen[(order, views)] = Candidate(name, planner, size, bound)
+            tried.append(seen[(order, views)])
+            if best is None or size < best.arena_bytes:
+                best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound, views=views)
     plan = MemoryPlan(best.order, best.order_name, best.planner, best.buffers, best.offsets, best.arena_bytes,
-                      best.lower_bound, tuple(tried), plan_state(graph))
+                      best.lower_bound, tuple(tried), plan_state(graph), best.views)
     check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
     return plan

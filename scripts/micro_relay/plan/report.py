@@ -8,7 +8,9 @@
   step where it is reached and the buffers live there (the set that must be live at once);
 - every lagged overlap permission (an output allowed over its dying input, buffers.py step 4): both buffers,
   the delta, offset(output) - offset(input) and the bytes they actually share (0 when placed apart);
-- which order and planner won, and what every candidate order gave;
+- the nodes the plan made free (free_nodes): slices that are views, concatenations written in place;
+- which order and planner won, and what every candidate order gave ("<order> (copies)": the same order
+  with slices and concatenations copied);
 - the target (target/) and the kernel backend asked for;
 - per node its op, MAC count and kernel: {backend: the loop structure it takes for the node's shapes}
   (Kernel.report), with, where a preferred backend refused the node, why (under that backend's name);
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from ..ir.registry import get_op
 from ..lower import Lowered, LoweredNode, as_lowered
-from .buffers import overlap_pairs, peak_step, tensor_lifetimes
+from .buffers import in_arena, overlap_pairs, peak_step, tensor_lifetimes
 from .memory_plan import MemoryPlan
 from .room import RoomChoice
 
@@ -37,6 +39,25 @@ def _kernel_entry(lowered: Lowered, low: LoweredNode) -> dict[str, str]:
     if text:
         entry[low.kernel.backend] = text
     return entry
+
+
+def free_nodes(graph, plan: MemoryPlan) -> list[dict]:
+    """The nodes other than aliases that run no code because the plan gave them their input's bytes: slices and
+    SPLIT parts that are views, concatenations written in place by their producers (buffers.py steps 2, 3')."""
+    entries = []
+    for index, node in enumerate(graph.nodes):
+        op = get_op(node.op)
+        names = [n for n in (*node.inputs, *node.outputs) if n]
+        if op.alias or not node.outputs or not names or not all(in_arena(graph, n) for n in names):
+            continue
+        out = plan.buffer_of(node.outputs[0])
+        if op.input_offsets(graph, node) is not None and all(plan.buffer_of(n) is out for n in node.inputs):
+            entries.append({"node": index, "op": node.op, "name": node.name, "as": "written in place by its producers",
+                            "buffer": out.name})
+        elif op.view_offset(graph, node) is not None and plan.buffer_of(node.inputs[0]) is out:
+            entries.append({"node": index, "op": node.op, "name": node.name, "as": "view", "buffer": out.name,
+                            "offset_in_buffer": out.place_of(node.outputs[0])})
+    return entries
 
 
 def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
@@ -53,7 +74,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
                 "bytes": graph.type_of(tensor).nbytes if tensor in graph.tensors else buf.size,
                 "first_use": first,
                 "last_use": last,
-                "offset": plan.offsets[buf.name],
+                "offset": plan.offsets[buf.name] + buf.place_of(tensor),
                 "buffer": buf.name,
             })
     step = peak_step(list(plan.buffers))
@@ -97,6 +118,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "lower_bound_step": step,
         "live_at_lower_bound": [{"buffer": b.name, "bytes": b.size} for b in at_peak],
         "overlaps": overlaps,
+        "free_nodes": free_nodes(graph, plan),
         "order": plan.order_name,
         "planner": plan.planner,
         "candidates": [{"order": c.order_name, "planner": c.planner, "arena_bytes": c.arena_bytes,

@@ -73,15 +73,15 @@ class _TensorBuffers:
         self.overlap: dict[int, int] | None = None
         self.buffers: list = []
 
-    def get(self, graph: Graph, order: tuple[int, ...], overlap: dict[int, int]) -> list:
+    def get(self, graph: Graph, order: tuple[int, ...], overlap: dict[int, int], views: bool) -> list:
         if overlap != self.overlap:
-            self.buffers = build_buffers(graph, order, {}, overlap)
+            self.buffers = build_buffers(graph, order, {}, overlap, views)
             self.overlap = dict(overlap)
         return self.buffers
 
 
 def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int, scratch: dict[int, int],
-          overlap: dict[int, int], model_buffers: _TensorBuffers) -> tuple[bool, int]:
+          overlap: dict[int, int], model_buffers: _TensorBuffers, views: bool) -> tuple[bool, int]:
     """Step 3's test: the lower bound, then a placement, of the graph with a variant in the order `order_name`
     gives; and the work it took (buffers placed, step 6). `scratch` and `overlap` are node_scratch and
     node_overlap of the graph with the variant; `graph` gives only the structure (nodes' ops, inputs and
@@ -90,10 +90,10 @@ def _fits(graph: Graph, order_name: str, planners: tuple[str, ...], budget: int,
     so the passes stop at the first that does."""
     if order_name == "model":  # the one order that does not depend on the scratch bytes
         order = tuple(range(len(graph.nodes)))
-        buffers = model_buffers.get(graph, order, overlap) + scratch_buffers(order, scratch)
+        buffers = model_buffers.get(graph, order, overlap, views) + scratch_buffers(order, scratch)
     else:
         order = ORDERS[order_name](LiveBytes(graph, scratch, overlap))
-        buffers = build_buffers(graph, order, scratch, overlap)
+        buffers = build_buffers(graph, order, scratch, overlap, views)
     if lower_bound(buffers) > budget:
         return False, len(buffers)
     work = 0
@@ -147,7 +147,8 @@ def use_room(lowered: Lowered, planners: tuple[str, ...] | None = None) -> tuple
         for v in variants:
             trial = lowered.replanned(index, v)
             trial_scratch, trial_overlap = _priced(scratch, overlap, trial.plan, index)
-            fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers)
+            fits, cost = _fits(graph, order_name, planners, budget, trial_scratch, trial_overlap, model_buffers,
+                               base_plan.views)
             work += cost
             if fits:
                 kept, scratch, overlap = v, trial_scratch, trial_overlap

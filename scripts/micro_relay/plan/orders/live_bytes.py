@@ -1,7 +1,8 @@
 """The cost model of the order search: bytes live after any set of executed nodes, and while a node runs.
 
-It counts exactly what `buffers.build_buffers` + `buffers.lower_bound` would give for a complete order, but
-step by step, so that orders can be compared while they are built:
+It counts exactly what `buffers.build_buffers` (views=False: slices and concatenations as copies) +
+`buffers.lower_bound` would give for a complete order, but step by step, so that orders can be compared while
+they are built:
 
 1. Units. Tensors joined by alias ops (reshape) share bytes whatever the order: they form one unit, sized
    like a buffer (largest member rounded up to ALIGN). A unit is created by the node that writes its first
