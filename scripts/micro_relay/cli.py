@@ -72,7 +72,7 @@ def _cmd_compile(args) -> int:
     graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
     name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
-                          target=args.target)
+                          target=args.target, debug_guards=args.debug_guards)
     write_output(model, args.output, with_runtime=not args.no_runtime)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
@@ -215,6 +215,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    p.add_argument("--debug-guards", action="store_true",
+                   help="debug build: a canary after every tensor and scratch buffer, checked after each layer "
+                        "(MR_ERR_GUARD names the layer that wrote out of bounds), every tensor kept for the run")
     from .target import DEFAULT_TARGET, TARGETS
 
     p.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,

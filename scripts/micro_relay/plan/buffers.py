@@ -32,6 +32,8 @@ turns a graph and an order into buffers:
 5. A buffer is named after its first tensor; its size is its largest tensor rounded up to ALIGN bytes, its
    alignment the largest element size (at least ALIGN), its lifetime the span of its tensors' lifetimes.
 6. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
+With `keep_all` (the debug build, plan/guards.py) steps 3 and 4 are skipped and every tensor lives to the last
+step: each keeps its own bytes for the whole run, so every intermediate value can be read after it.
 
 `live_bytes` and `lower_bound` give the bytes live at each step: no placement of these buffers can use
 fewer bytes than the largest of them, so it is the lower bound reported next to the arena. A permitted pair
@@ -123,8 +125,9 @@ def scratch_name(node_index: int) -> str:
     return f"<scratch {node_index}>"
 
 
-def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[int, int]]:
-    """Step 1: tensor name -> (first, last) step for every non-constant tensor the order touches."""
+def tensor_lifetimes(graph: Graph, order: tuple[int, ...], keep_all: bool = False) -> dict[str, tuple[int, int]]:
+    """Step 1: tensor name -> (first, last) step for every non-constant tensor the order touches (with
+    keep_all, every one lives to the last step)."""
     end = max(len(order) - 1, 0)
     life: dict[str, list[int]] = {name: [0, 0] for name in graph.inputs}
     for step, node_index in enumerate(order):
@@ -135,7 +138,7 @@ def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[in
         for name in node.outputs:
             if in_arena(graph, name):
                 life[name] = [step, step]
-    for name in graph.outputs:
+    for name in graph.outputs if not keep_all else life:
         if name in life:
             life[name][1] = end
     return {name: (span[0], span[1]) for name, span in life.items()}
@@ -162,11 +165,12 @@ def node_overlap(lowered) -> dict[int, int]:
 
 
 def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
-                  overlap: dict[int, int] | None = None) -> list[Buffer]:
+                  overlap: dict[int, int] | None = None, keep_all: bool = False) -> list[Buffer]:
     """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes,
-    `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given)."""
-    overlap = node_overlap(graph) if overlap is None else overlap
-    life = tensor_lifetimes(graph, order)
+    `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given);
+    keep_all: no tensor gives its bytes to another (see the module docstring)."""
+    overlap = {} if keep_all else node_overlap(graph) if overlap is None else overlap
+    life = tensor_lifetimes(graph, order, keep_all)
     outputs = set(graph.outputs)
     root_of = {name: name for name in life}
     members: dict[str, list[str]] = {name: [name] for name in life}
@@ -191,7 +195,7 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
             root, out = root_of[node.inputs[0]], node.outputs[0]
             if root_of[out] != root and dies_here(node, root, step):
                 permission[root_of[out]] = (root, overlap[node_index])
-        if not _shares_input_bytes(graph, node, op):
+        if not _shares_input_bytes(graph, node, op) or (keep_all and not op.alias):
             continue
         root, out = root_of[node.inputs[0]], node.outputs[0]
         if not op.alias:  # in place: steps 3b-3d

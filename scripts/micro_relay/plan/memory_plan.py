@@ -12,7 +12,8 @@ plan_memory(lowered, planners, orders):
   5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap but
      the permitted ones) before anything is emitted.
 Every candidate's result is kept in `tried` for the report. State tensors get their own storage, laid out
-apart from the arena (state.py).
+apart from the arena (state.py). With `guards` (the debug build, guards.py) step 3 keeps every tensor for the
+whole run and grows each buffer by its canary; the plan then also holds the layer slot.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from ..lower import Lowered, as_lowered
 from .buffers import Buffer, build_buffers, lower_bound, node_overlap, scratch_name
 from .check import check_plan
+from .guards import guarded_buffers
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
 from .state import StatePlan, plan_state
@@ -50,6 +52,7 @@ class MemoryPlan:
     lower_bound: int
     tried: tuple[Candidate, ...] = ()
     state: StatePlan = StatePlan()  # the state tensors' storage, apart from the arena (state.py)
+    guards: bool = False  # a debug build's plan: canaries after every buffer, every tensor kept (guards.py)
 
     def buffer_of(self, tensor: str) -> Buffer:
         index = self.__dict__.get("_buffer_of")
@@ -75,8 +78,9 @@ def node_scratch(lowered) -> dict[int, int]:
 
 
 def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
-                orders: tuple[str, ...] | None = None) -> MemoryPlan:
-    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first)."""
+                orders: tuple[str, ...] | None = None, guards: bool = False) -> MemoryPlan:
+    """`lowered`: the lowering to plan (a bare graph is lowered for the default target first); `guards`: the
+    debug build's plan (guards.py)."""
     names = tuple(ORDERS) if orders is None else orders
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
@@ -97,7 +101,9 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
             tried.append(Candidate(order_name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
                                    earlier.same_as or earlier.order_name))
             continue
-        buffers = build_buffers(graph, order, scratch, overlap)
+        buffers = build_buffers(graph, order, scratch, overlap, keep_all=guards)
+        if guards:
+            buffers = guarded_buffers(graph, buffers, scratch, len(order))
         bound = lower_bound(buffers)
         if best is not None and bound >= best.arena_bytes:
             seen[order] = Candidate(order_name, "", None, bound)
@@ -110,6 +116,6 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
         if best is None or size < best.arena_bytes:
             best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound)
     plan = MemoryPlan(best.order, best.order_name, best.planner, best.buffers, best.offsets, best.arena_bytes,
-                      best.lower_bound, tuple(tried), plan_state(graph))
+                      best.lower_bound, tuple(tried), plan_state(graph), guards)
     check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
     return plan
