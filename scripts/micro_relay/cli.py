@@ -8,6 +8,7 @@ Commands:
   run      MODEL          run the numpy reference interpreter on .npy inputs
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
   bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
+  device   run|profile|compare MODEL (--port DEV | --qemu BOARD)   run it on a device through the model server
   ops                     list the supported Micro Relay ops, TFLite operators and ONNX operators
 
 Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
@@ -177,6 +178,12 @@ def _cmd_bench(args) -> int:
     return run(args)
 
 
+def _cmd_device(args) -> int:
+    from .device.cli import run
+
+    return run(args)
+
+
 def _cmd_ops(args) -> int:
     from .frontend.relax.importers import SUPPORTED_ONNX_OPS
     from .frontend.tflite.builtins import CONVERTERS
@@ -259,6 +266,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description=bench_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_cli.add_arguments(p)
     p.set_defaults(func=_cmd_bench)
+
+    from .device import cli as device_cli
+
+    p = sub.add_parser("device", help="run a model on a device from the host: outputs, profile, compare",
+                       description=device_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    device_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_device)
 
     p = sub.add_parser("ops", help="list the supported ops and operators")
     p.set_defaults(func=_cmd_ops)

@@ -39,6 +39,7 @@ class Device:
         self.where = where  # the port or board, for error messages
         self.sequence = 0
         self.crc_errors = 0  # damaged frames seen either way, for the report
+        self.unit = "counts"  # what the device's counts are (its HELLO says)
 
     def _call(self, command: int, payload: bytes = b"") -> bytes:
         self.sequence = (self.sequence + 1) & 0xFF
@@ -114,6 +115,7 @@ def check_identity(device: Device, expected: identity_mod.Identity) -> tuple[ide
         raise DeviceError(f"the firmware runs model '{found.name}' ({build(found)}, hash {found.hash}), not "
                           f"'{expected.name}' ({build(expected)}, hash {expected.hash}): build and flash it "
                           f"from this model", device.where)
+    device.unit = unit
     return found, unit
 
 

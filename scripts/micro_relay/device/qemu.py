@@ -30,10 +30,11 @@ QEMU_FLAGS = ("-nographic", "-monitor", "none", "-semihosting-config", "enable=o
               "-icount", "shift=0,align=off,sleep=off")
 
 
-def build_server(model, machine_name: str, work: Path, model_flags: tuple[str, ...] = (),
+def build_server(model, machine_name: str, work: Path, model_defines: tuple[str, ...] = (),
                  extra_sources: tuple[Path, ...] = ()) -> Path:
-    """The server firmware for a CompiledModel (its files written under work/model); model_flags and
-    extra_sources reach the model's own sources only (tests use them to swap a kernel for a broken one)."""
+    """The server firmware for a CompiledModel (its files written under work/model). Tests only:
+    model_defines ("A=B") are #defines at the top of the model's NAME.c alone and extra_sources more C files,
+    so a test can send one kernel call to a broken copy of it; nothing else sets them."""
     if machine_name not in QEMU_BOARDS:
         raise CompileError(f"no model server for QEMU board '{machine_name}'; known: {', '.join(QEMU_BOARDS)}",
                            "--qemu")
@@ -44,12 +45,13 @@ def build_server(model, machine_name: str, work: Path, model_flags: tuple[str, .
     (model_dir / "mrs_model.h").write_text(server_header(model))
     source = model_dir / f"{model.name}.c"
     profiled = model_dir / f"{model.name}_profiled.c"
-    profiled.write_text(instrument_invoke(source.read_text(), model.name))
+    prelude = "".join(f"#define {d.partition('=')[0]} {d.partition('=')[2]}\n" for d in model_defines)
+    profiled.write_text(prelude + instrument_invoke(source.read_text(), model.name))
     sources = [profiled, *(model_dir / f"mr_{k}.c" for k in model.kernels),
                *(model_dir / f"mr_cmsis_{a}.c" for a in model.adapters), SERVER_DIR / "mrs_server.c",
                *extra_sources]
     defines = (f"-I{SERVER_DIR}", f"-DMRS_NS_PER_TICK={machine.ns_per_tick}u", "-DMRS_COUNT_UNIT=0")
-    flags = (arena_flag(model.name), f"-I{SERVER_DIR}", "-DMRS_COUNT_UNIT=0", *model_flags)
+    flags = (arena_flag(model.name), f"-I{SERVER_DIR}", "-DMRS_COUNT_UNIT=0")
     return build_runner(gcc, machine, model_dir, work, str(SERVER_DIR / "port_mps2.c"), sources, defines,
                         model_flags=flags)
 
