@@ -2,8 +2,10 @@
 request when a reply is damaged or lost and after the device reports a CRC error.
 
 Every request may be repeated (docs/device-protocol.md): writes and reads name their bytes, and a repeated
-INVOKE, which keeps its sequence number, gets the reply of the run already made. After RETRIES attempts the
-error is reported: a time-out, or a CRC error on every attempt.
+INVOKE, which keeps its sequence number, gets the reply of the run already made. A damaged length field leaves
+the device waiting for bytes that never come: after a time-out the host sends FLUSH zero bytes, enough to end
+any frame the device is in the middle of (zeros are never a sync byte, so nothing new starts), drops what comes
+back and asks again. After RETRIES attempts the error is reported: a time-out, or a CRC error on every attempt.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from . import protocol as p
 from .transport import DeviceTimeout, Transport
 
 RETRIES = 3
+FLUSH = p.HEADER + p.MAX_PAYLOAD + 4
 
 
 class DeviceError(CompileError):
@@ -45,13 +48,19 @@ class Device:
         self.sequence = (self.sequence + 1) & 0xFF
         frame = p.request(command, self.sequence, payload)
         name = p.COMMAND_NAMES[command]
-        last = ""
+        last, answered = "", False
         for _ in range(RETRIES):
-            self.transport.write(frame)
             try:
+                self.transport.write(frame)
                 reply = p.read_reply(self.transport.read)
             except DeviceTimeout as exc:
-                raise DeviceError(f"the device did not answer {name}: {exc}", self.where) from None
+                last = str(exc)
+                try:
+                    self.transport.write(bytes(FLUSH))
+                except DeviceTimeout:
+                    break
+                self.transport.discard_input()
+                continue
             except p.CrcError as exc:
                 self.crc_errors += 1
                 last = str(exc)
@@ -65,9 +74,12 @@ class Device:
                 self.transport.discard_input()
                 last = "a reply to another request"
                 continue
+            answered = True
             if reply.status != p.OK:
                 raise DeviceError(f"{name}: {p.STATUS.get(reply.status, f'status {reply.status}')}", self.where)
             return reply.payload
+        if not answered and not self.crc_errors and last:
+            raise DeviceError(f"the device did not answer {name}: {last}", self.where)
         raise DeviceError(f"{name} failed {RETRIES} times: {last}", self.where)
 
     def hello(self) -> tuple[identity_mod.Identity, str]:

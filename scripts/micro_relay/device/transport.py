@@ -127,11 +127,14 @@ class TtyTransport(Transport):
     def write(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            select.select([], [self.fd], [], self.timeout)
+            if not select.select([], [self.fd], [], self.timeout)[1]:
+                raise DeviceTimeout(f"the port took no byte within {self.timeout:g} s")
             try:
                 view = view[os.write(self.fd, view):]
             except BlockingIOError:
                 continue
+            except OSError as exc:
+                raise DeviceTimeout(f"the port refused the bytes: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         if self.port is not None:
