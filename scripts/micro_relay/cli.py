@@ -9,6 +9,7 @@ Commands:
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
   bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
   device   run|profile|compare MODEL (--port DEV | --qemu BOARD)   run it on a device through the model server
+  report   MODEL -o plan.html   the memory plan as a self-contained HTML page (arena against schedule, peak, MACs)
   ops                     list the supported Micro Relay ops, TFLite operators and ONNX operators
 
 Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
@@ -184,6 +185,12 @@ def _cmd_device(args) -> int:
     return run(args)
 
 
+def _cmd_report(args) -> int:
+    from .picture.cli import run
+
+    return run(args)
+
+
 def _cmd_ops(args) -> int:
     from .frontend.relax.importers import SUPPORTED_ONNX_OPS
     from .frontend.tflite.builtins import CONVERTERS
@@ -273,6 +280,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description=device_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     device_cli.add_arguments(p)
     p.set_defaults(func=_cmd_device)
+
+    from .picture import cli as picture_cli
+
+    p = sub.add_parser("report", help="the memory plan as a self-contained HTML page",
+                       description=picture_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    picture_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("ops", help="list the supported ops and operators")
     p.set_defaults(func=_cmd_ops)
