@@ -115,3 +115,35 @@ def test_the_wrapper_alone_passes(kws_model, tmp_path):
     """The same build without the overrun: MR_OK and no failed layer, so the wrapper itself trips nothing."""
     _compile(kws_model, tmp_path, True)
     assert _run_with_wrapper(tmp_path, None) == (0, -1)
+
+
+def test_guard_build_of_a_model_with_state_over_invokes(tmp_path):
+    """The shared MNIST LSTM (its h and c states outside the arena) built with guards: three consecutive invokes
+    give TFLite Micro's three, so the guard calls sit inside NAME_invoke_with_state too and trip nothing."""
+    from conftest import shared_model
+    from support.tflm_oracle import tflm_invokes
+
+    path = shared_model("tflite_micro/trained_lstm_int8.tflite")
+    model = compile_graph(prepare_graph(path), "mnist_lstm", path.name, debug_guards=True)
+    write_output(model, tmp_path)
+    assert "mr_guard_check" in model.files["mnist_lstm.c"] and model.plan.state
+    samples = [seeded_inputs(model.graph, seed) for seed in (1, 2, 3)]
+    exe = build_host_program(tmp_path, "mnist_lstm", extra_flags=("-O1",))
+    out_type = model.graph.type_of(model.graph.outputs[0])
+    got = run_host_program(exe, samples, [(out_type.dtype.numpy, out_type.shape)])
+    want = tflm_invokes(path.read_bytes(), samples, 1)
+    for (g,), (w,) in zip(got, want):
+        np.testing.assert_array_equal(g, w.reshape(g.shape))
+
+
+@pytest.mark.parametrize("cc, opt", [("gcc", "-O0"), ("gcc", "-Os"), ("clang", "-O0"), ("clang", "-O2")])
+def test_guard_build_is_warning_free(kws_model, tmp_path, cc, opt):
+    import shutil
+
+    if shutil.which(cc) is None:
+        pytest.skip(f"{cc} is not installed")
+    _compile(kws_model, tmp_path, True)
+    for source in (f"{NAME}.c", "mr_guard.c"):
+        built = subprocess.run([cc, *STRICT_FLAGS, opt, "-I", str(tmp_path), "-c", str(tmp_path / source), "-o",
+                                str(tmp_path / f"{source}.o")], capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr[-2000:]
