@@ -31,6 +31,7 @@ def header_lines(name: str, graph: Graph, plan: MemoryPlan) -> list[str]:
         f"/* Tensor `index` (0 .. {macro}_NUM_TENSORS - 1: the arena tensors in the order the run writes them) after",
         " * a run; NULL for a NULL arena or a bad index. */",
         f"const void *{name}_tensor_of(const void *arena, int index);",
+        f"const void *{name}_tensor(int index);",
         f"size_t {name}_tensor_size(int index);",
         "",
     ]
@@ -58,7 +59,7 @@ def after(name: str, base: str, step: int) -> str:
 
 
 def functions(name: str, graph: Graph, plan: MemoryPlan) -> str:
-    """NAME_failed_layer_of, NAME_failed_layer, NAME_tensor_of and NAME_tensor_size."""
+    """NAME_failed_layer_of, NAME_failed_layer, NAME_tensor_of, NAME_tensor and NAME_tensor_size."""
     tensors = [t for _, t in debug_tensors(graph, plan.order)]
     pointers = "".join(f"    case {k}: return (const uint8_t *)arena + {plan.tensor_offset(t)};\n"
                        for k, t in enumerate(tensors))
@@ -71,5 +72,6 @@ def functions(name: str, graph: Graph, plan: MemoryPlan) -> str:
         f"const void *{name}_tensor_of(const void *arena, int index)\n{{\n"
         f"    if (arena == NULL) {{\n        return NULL;\n    }}\n    switch (index) {{\n{pointers}"
         f"    default: return NULL;\n    }}\n}}\n\n"
+        f"const void *{name}_tensor(int index)\n{{\n    return {name}_tensor_of({name}_arena_base, index);\n}}\n\n"
         f"size_t {name}_tensor_size(int index)\n{{\n    switch (index) {{\n{sizes}    default: return 0;\n    }}\n}}\n"
     )

@@ -4,6 +4,7 @@
   device profile MODEL [--json]       per layer: op, MACs, instructions or cycles, share, kernel path
   device compare MODEL [--json]       the first layer whose output differs from the reference interpreter's
                                       (and the outputs against TFLite Micro's); exit 0 on a match, 1 otherwise
+  device server MODEL -o DIR          the model server's sources for a board's own firmware (add a port)
 
 Either --qemu BOARD (mps2-an385, mps2-an386, mps2-an500: the firmware is built and QEMU started, with exact
 instruction counts) or --port DEV (a board flashed with a model server built from the same model and compile
@@ -51,6 +52,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             p.add_argument("--output", help=".npy (one output) or .npz (several) file to write; default: print")
         else:
             p.add_argument("--json", action="store_true", help="print one JSON object")
+    p = sub.add_parser("server", help="write the model server's sources for a board's firmware")
+    p.add_argument("model", help="model file (.tflite or .onnx)")
+    p.add_argument("-o", "--output", required=True, help="output folder")
+    p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
+    p.add_argument("--target", help="compile target (default generic), as micro-relay compile")
+    p.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay")
+    p.add_argument("--debug-guards", action="store_true", help="a debug build (compare needs one)")
 
 
 def _inputs(args, graph) -> list[np.ndarray]:
@@ -73,10 +81,26 @@ def _inputs(args, graph) -> list[np.ndarray]:
     return arrays
 
 
+def _write_server(args) -> int:
+    from .firmware import write_server
+    from .identity import model_hash
+    from .session import Where, compile_for
+
+    if not args.output:
+        raise CompileError("the output folder name is empty", "-o")
+    model = compile_for(args.model, Where(), args.name, args.target, args.kernels, args.debug_guards)
+    write_server(model, args.output)
+    print(f"wrote {args.output}: model {model.name} (hash {model_hash(model)}) and its server; build mrs_server.c, "
+          f"{model.name}.c and the mr_*.c files with a port (mrs_server.h)", file=sys.stderr)
+    return 0
+
+
 def run(args) -> int:
     from .session import (Where, compare_on, compile_for, failure_text, invoke_on, open_device, profile_rows,
                           read_outputs)
 
+    if args.device_command == "server":
+        return _write_server(args)
     if args.port is not None and not args.port:
         raise CompileError("the port name is empty", "--port")
     where = Where(port=args.port, qemu=args.qemu, timeout=args.timeout, keep=args.keep)

@@ -1,11 +1,10 @@
 """The model server on an emulated board: built into the bare-metal bench runner, run by QEMU with its UART0 on
 a Unix socket.
 
-The firmware is the runner's startup and SysTick timer (bench/runner), the server (server/mrs_server.c), the
-MPS2 port (server/port_mps2.c: the CMSDK UART, instruction counts) and the model's C as the compiler wrote it,
-with one change: its invoke marks each layer for the per-layer counts (bench.build.instrument_invoke, the
-bench's own profile method). QEMU runs with `-icount shift=0`, so the counts are exact instruction counts and
-repeat from run to run. The socket is served with wait=on: the guest starts only once the host is connected,
+The firmware is the runner's startup and SysTick timer (bench/runner), the MPS2 port (server/port_mps2.c: the
+CMSDK UART, instruction counts) and the server's sources for the model (firmware.py: the model's C as the
+compiler wrote it, its invoke marking each layer, and the server). QEMU runs with `-icount shift=0`, so the
+counts are exact instruction counts and repeat from run to run. The socket is served with wait=on: the guest starts only once the host is connected,
 so no byte is lost, and the host ends the QEMU process it started when it is done.
 """
 
@@ -16,14 +15,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..bench.build import arena_flag, build_runner, find_tool, instrument_invoke
+from ..bench.build import build_runner, find_tool
 from ..bench.machines import get_machine
-from ..compiler import write_output
 from ..errors import CompileError
-from .identity import server_header
+from .firmware import SERVER_DIR, write_server
 from .transport import SocketTransport
 
-SERVER_DIR = Path(__file__).resolve().parent / "server"
 # boards whose UART0 is the CMSDK APB UART at 0x40004000 (QEMU hw/arm/mps2.c)
 QEMU_BOARDS = ("mps2-an385", "mps2-an386", "mps2-an500")
 QEMU_FLAGS = ("-nographic", "-monitor", "none", "-semihosting-config", "enable=on,target=native",
@@ -32,26 +29,17 @@ QEMU_FLAGS = ("-nographic", "-monitor", "none", "-semihosting-config", "enable=o
 
 def build_server(model, machine_name: str, work: Path, model_defines: tuple[str, ...] = (),
                  extra_sources: tuple[Path, ...] = ()) -> Path:
-    """The server firmware for a CompiledModel (its files written under work/model). Tests only:
-    model_defines ("A=B") are #defines at the top of the model's NAME.c alone and extra_sources more C files,
-    so a test can send one kernel call to a broken copy of it; nothing else sets them."""
+    """The server firmware for a CompiledModel, its sources written under work/model (firmware.write_server;
+    model_defines and extra_sources: tests only, to swap a kernel for a broken one)."""
     if machine_name not in QEMU_BOARDS:
         raise CompileError(f"no model server for QEMU board '{machine_name}'; known: {', '.join(QEMU_BOARDS)}",
                            "--qemu")
     machine = get_machine(machine_name)
     gcc = find_tool("arm-none-eabi-gcc", "gcc-arm-none-eabi")
     model_dir = work / "model"
-    write_output(model, model_dir)
-    (model_dir / "mrs_model.h").write_text(server_header(model))
-    source = model_dir / f"{model.name}.c"
-    profiled = model_dir / f"{model.name}_profiled.c"
-    prelude = "".join(f"#define {d.partition('=')[0]} {d.partition('=')[2]}\n" for d in model_defines)
-    profiled.write_text(prelude + instrument_invoke(source.read_text(), model.name))
-    sources = [profiled, *(model_dir / f"mr_{k}.c" for k in model.kernels),
-               *(model_dir / f"mr_cmsis_{a}.c" for a in model.adapters), SERVER_DIR / "mrs_server.c",
-               *extra_sources]
-    defines = (f"-I{SERVER_DIR}", f"-DMRS_NS_PER_TICK={machine.ns_per_tick}u", "-DMRS_COUNT_UNIT=0")
-    flags = (arena_flag(model.name), f"-I{SERVER_DIR}", "-DMRS_COUNT_UNIT=0")
+    sources = [*write_server(model, model_dir, model_defines), *extra_sources]
+    defines = (f"-I{model_dir}", f"-DMRS_NS_PER_TICK={machine.ns_per_tick}u", "-DMRS_COUNT_UNIT=0")
+    flags = ("-DMRS_COUNT_UNIT=0",)
     return build_runner(gcc, machine, model_dir, work, str(SERVER_DIR / "port_mps2.c"), sources, defines,
                         model_flags=flags)
 

@@ -26,8 +26,6 @@ enum { ST_OK = 0, ST_BAD_CRC = 1, ST_BAD_COMMAND = 2, ST_BAD_ARGUMENT = 3, ST_NO
 #define MRS_MAX_LAYERS 512
 #endif
 
-uint8_t mrs_arena[MRS_ARENA_SIZE > 0 ? MRS_ARENA_SIZE : 1] __attribute__((aligned(16)));
-
 static uint8_t frame[MRS_HEADER + MRS_MAX_PAYLOAD + 4u];
 static uint64_t mark_at[MRS_MAX_LAYERS + 1];
 static int32_t marked;          /* marks of the last run: layers + 1 (the end) when it ran to the end */
