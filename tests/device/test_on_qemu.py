@@ -146,11 +146,12 @@ def sine_on_a_pty(sine, tmp_path):
 
 
 def test_a_board_on_a_serial_port(sine, example, sine_on_a_pty, tmp_path, capsys):
-    out = tmp_path / "y.npy"
-    argv = ["--port", sine_on_a_pty, "--target", "cortex-m4", "--timeout", "10"]
-    assert main(["device", "run", str(sine), *argv, "--output", str(out)]) == 0
+    out, x = tmp_path / "y.npy", tmp_path / "x.npy"
     graph = compile_for(str(sine), Where(qemu=BOARD)).graph
-    np.testing.assert_array_equal(np.load(out), reference_run(graph, seeded_inputs(graph, 0))[0])
+    np.save(x, np.array([[-20]], np.int8))
+    argv = ["--port", sine_on_a_pty, "--target", "cortex-m4", "--timeout", "10"]
+    assert main(["device", "run", str(sine), *argv, "--input", str(x), "--output", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out), reference_run(graph, [np.load(x)])[0])
     capsys.readouterr()
     # the same board asked to run another model: its hash is refused
     assert main(["device", "run", str(example), *argv]) == 2
