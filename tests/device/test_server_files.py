@@ -29,7 +29,7 @@ def test_the_server_folder(example, tmp_path, debug, capsys):
     out = tmp_path / "server"
     flags = ["--debug-guards"] if debug else []
     assert main(["device", "server", str(example), "-o", str(out), "--target", "cortex-m4", *flags]) == 0
-    assert {"kws.c", "kws.h", "mrs_server.c", "mrs_server.h", "mrs_model.h"} <= {p.name for p in out.iterdir()}
+    assert {"kws.c", "kws.h", "mrs_server.c", "mrs_server.h", "mrs_model.h", "port_dwt.c"} <= {p.name for p in out.iterdir()}
     expected = identity_of(compile_for(str(example), Where(), target="cortex-m4", debug=debug))
     blob = bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", (out / "mrs_model.h").read_text()))
     assert decode(blob + b"\x00")[0] == expected
@@ -43,3 +43,17 @@ def test_the_server_folder(example, tmp_path, debug, capsys):
                                     str(out / source), "-o", str(tmp_path / f"{source}.o")],
                                    capture_output=True, text=True)
             assert built.returncode == 0, built.stderr[-2000:]
+
+
+@pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m4", "cortex-m7", "cortex-m33"])
+def test_the_cycle_counter_port_builds(cpu, tmp_path):
+    """port_dwt.c, for boards (QEMU does not model the DWT, so it is built here, not run)."""
+    if shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc is not installed")
+    from micro_relay.device.firmware import SERVER_DIR
+
+    for opt in ("-O0", "-Os"):
+        built = subprocess.run(["arm-none-eabi-gcc", f"-mcpu={cpu}", "-mthumb", "-ffreestanding", *STRICT_FLAGS, opt,
+                                "-I", str(SERVER_DIR), "-c", str(SERVER_DIR / "port_dwt.c"), "-o",
+                                str(tmp_path / "port_dwt.o")], capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr[-2000:]

@@ -91,7 +91,7 @@ def _write_server(args) -> int:
     model = compile_for(args.model, Where(), args.name, args.target, args.kernels, args.debug_guards)
     write_server(model, args.output)
     print(f"wrote {args.output}: model {model.name} (hash {model_hash(model)}) and its server; build mrs_server.c, "
-          f"{model.name}.c and the mr_*.c files with a port (mrs_server.h)", file=sys.stderr)
+          f"{model.name}.c and the mr_*.c files with a port (mrs_server.h; port_dwt.c counts cycles)", file=sys.stderr)
     return 0
 
 

@@ -3,8 +3,8 @@
 An output folder the compiler would write (NAME.h, the runtime, NAME.plan.json) with NAME.c instrumented to
 mark each layer (bench.build.instrument_invoke: the per-layer counts), and beside it the server
 (server/mrs_server.c, .h) and mrs_model.h, the server's names for this model and its identity
-(identity.server_header). A firmware adds a port: server/port_mps2.c for QEMU's MPS2 boards, or a board's own
-(docs/device-protocol.md). The model hash is the uninstrumented NAME.c's, as the host computes it.
+(identity.server_header). A firmware adds a port: server/port_mps2.c for QEMU's MPS2 boards; on a board,
+port_dwt.c (the DWT cycle counter, copied here too) and the board's UART (docs/device-protocol.md). The model hash is the uninstrumented NAME.c's, as the host computes it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..compiler import write_output
 from .identity import server_header
 
 SERVER_DIR = Path(__file__).resolve().parent / "server"
-SERVER_FILES = ("mrs_server.c", "mrs_server.h")
+SERVER_FILES = ("mrs_server.c", "mrs_server.h", "port_dwt.c")  # port_dwt.c: a board's counter, if it wants it
 
 
 def write_server(model, out_dir: Path, model_defines: tuple[str, ...] = ()) -> list[Path]:
