@@ -103,6 +103,8 @@ def run(args) -> int:
         return _write_server(args)
     if args.port is not None and not args.port:
         raise CompileError("the port name is empty", "--port")
+    if not args.timeout > 0:
+        raise CompileError(f"the time-out must be a positive number of seconds, not {args.timeout:g}", "--timeout")
     where = Where(port=args.port, qemu=args.qemu, timeout=args.timeout, keep=args.keep)
     debug = args.device_command == "compare" or args.debug_guards
     model = compile_for(args.model, where, args.name, args.target, args.kernels, debug)
