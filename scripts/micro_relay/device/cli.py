@@ -119,6 +119,9 @@ def run(args) -> int:
             print(f"error: the model's invoke on the device returned {failure_text(model, invoked)}", file=sys.stderr)
             return 1
         if args.device_command == "profile":
+            if invoked.layers != len(model.plan.order):
+                raise CompileError(f"the device marked {invoked.layers} of the model's {len(model.plan.order)} layers: "
+                                   "build its firmware from micro-relay device server", device.where)
             rows = profile_rows(model, invoked, device.read_timings(invoked.layers), device.unit)
             print(json.dumps(rows) if args.json else report.profile_text(rows))
             return 0

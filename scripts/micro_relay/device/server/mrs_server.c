@@ -5,8 +5,8 @@
  * little-endian, at most MRS_MAX_PAYLOAD), payload, CRC-32 (IEEE, as zlib's crc32) of everything before it.
  * The device answers every frame it reads whole: a bad CRC or an unknown command gets a reply with that status
  * and no payload, and the host sends the request again. Every request may be repeated safely: writes and
- * reads name their bytes, and an INVOKE with the sequence number of the last one replays its reply instead of
- * running the model again (its inputs are gone by then).
+ * reads name their bytes, and an INVOKE right after an INVOKE with the same sequence number replays its reply
+ * instead of running the model again (its inputs are gone by then).
  */
 #include <string.h>
 
@@ -150,6 +150,9 @@ static void handle(uint8_t command, uint8_t sequence, const uint8_t *p, uint16_t
 {
     uint16_t length;
     const uint8_t *data;
+    if (command != CMD_INVOKE) {
+        invoked_sequence = -1; /* only an INVOKE right after an INVOKE can be its repetition */
+    }
     switch (command) {
     case CMD_HELLO: {
         uint8_t unit = MRS_COUNT_UNIT;
@@ -172,7 +175,6 @@ static void handle(uint8_t command, uint8_t sequence, const uint8_t *p, uint16_t
             return;
         }
         memcpy(input + offset, p + 5, size - 5u);
-        invoked_sequence = -1; /* new inputs: the next INVOKE runs */
         reply(ST_OK, NULL, 0);
         return;
     }
