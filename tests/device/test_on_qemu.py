@@ -24,7 +24,7 @@ from micro_relay.bench.measure import seeded_inputs
 from micro_relay.cli import main
 from micro_relay.device.commands import Device, DeviceError
 from micro_relay.device.qemu import QEMU_FLAGS, build_server, qemu_server
-from micro_relay.device.session import Where, compare_on, compile_for, invoke_on, open_device
+from micro_relay.device.session import Where, compare_on, compile_for, invoke_on, open_device, read_outputs
 from micro_relay.examples.kws_model import build_kws_model
 from micro_relay.examples.sine_model import build_sine_model
 from micro_relay.reference import run as reference_run
@@ -212,3 +212,25 @@ def test_damaged_frames_are_retried_then_reported(sine, tmp_path):
         transport.write = write
         result = invoke_on(device, model, seeded_inputs(model.graph, 0))  # the channel still works
         assert result.status == 0
+
+
+def test_a_repeated_invoke_replays_and_a_new_one_runs(tmp_path):
+    """On the shared MNIST LSTM, whose state advances with every run: an INVOKE sent again with its sequence
+    number (a retry) leaves the outputs of the first run, the next INVOKE gives the second run's."""
+    from micro_relay.reference import Session
+
+    path = shared_model("tflite_micro/trained_lstm_int8.tflite")
+    where = Where(qemu=BOARD)
+    model = compile_for(str(path), where, name="mnist_lstm")
+    shape = model.graph.type_of(model.graph.inputs[0]).shape
+    inputs = [np.random.default_rng(0).integers(-128, 128, shape).astype(np.int8)]  # outputs that change run to run
+    session = Session(model.graph)
+    first, second = session.invoke([x.copy() for x in inputs]), session.invoke([x.copy() for x in inputs])
+    assert not np.array_equal(first[0], second[0])
+    with open_device(model, where) as device:
+        ran = invoke_on(device, model, inputs)
+        device.sequence -= 1  # the same request again, as after a lost reply
+        assert device.invoke() == ran
+        np.testing.assert_array_equal(read_outputs(device, model)[0], first[0])
+        invoke_on(device, model, inputs)
+        np.testing.assert_array_equal(read_outputs(device, model)[0], second[0])
