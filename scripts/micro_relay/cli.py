@@ -8,6 +8,9 @@ Commands:
   run      MODEL          run the numpy reference interpreter on .npy inputs
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
   bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
+  device   run|profile|compare MODEL (--port DEV | --qemu BOARD)   run it on a device through the model server;
+           device server MODEL -o DIR: the server's sources for a board's firmware
+  report   MODEL -o plan.html   the memory plan as a self-contained HTML page (arena against schedule, peak, MACs)
   ops                     list the supported Micro Relay ops, TFLite operators and ONNX operators
 
 Errors in the input print one line `error: <what> (<where>)` on stderr and exit with status 2.
@@ -72,7 +75,7 @@ def _cmd_compile(args) -> int:
     graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
     name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
-                          target=args.target)
+                          target=args.target, debug_guards=args.debug_guards)
     write_output(model, args.output, with_runtime=not args.no_runtime)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
@@ -177,6 +180,18 @@ def _cmd_bench(args) -> int:
     return run(args)
 
 
+def _cmd_device(args) -> int:
+    from .device.cli import run
+
+    return run(args)
+
+
+def _cmd_report(args) -> int:
+    from .picture.cli import run
+
+    return run(args)
+
+
 def _cmd_ops(args) -> int:
     from .frontend.relax.importers import SUPPORTED_ONNX_OPS
     from .frontend.tflite.builtins import CONVERTERS
@@ -215,6 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
+    p.add_argument("--debug-guards", action="store_true",
+                   help="debug build: a canary after every tensor and scratch buffer, checked after each layer "
+                        "(MR_ERR_GUARD names the layer that wrote out of bounds), every tensor kept for the run")
     from .target import DEFAULT_TARGET, TARGETS
 
     p.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,
@@ -256,6 +274,20 @@ def build_parser() -> argparse.ArgumentParser:
                        description=bench_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     bench_cli.add_arguments(p)
     p.set_defaults(func=_cmd_bench)
+
+    from .device import cli as device_cli
+
+    p = sub.add_parser("device", help="run a model on a device from the host: outputs, profile, compare",
+                       description=device_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    device_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_device)
+
+    from .picture import cli as picture_cli
+
+    p = sub.add_parser("report", help="the memory plan as a self-contained HTML page",
+                       description=picture_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    picture_cli.add_arguments(p)
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("ops", help="list the supported ops and operators")
     p.set_defaults(func=_cmd_ops)

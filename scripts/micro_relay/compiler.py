@@ -77,9 +77,10 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
                   room: bool = True, target: str | Target = DEFAULT_TARGET,
-                  kernel_options: dict[int, dict] | None = None) -> CompiledModel:
+                  kernel_options: dict[int, dict] | None = None, debug_guards: bool = False) -> CompiledModel:
     """kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search
-    then leaves alone)."""
+    then leaves alone); debug_guards: the debug build (plan/guards.py: canaries checked after every layer,
+    every tensor kept for the whole run)."""
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:
         check_section_name(arena_section)
@@ -87,7 +88,7 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     # file is written
     lowered = store_states_in_place(lowered)
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
-    plan = plan_memory(lowered, planners)
+    plan = plan_memory(lowered, planners, guards=debug_guards)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
         raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
                            "can address", f"model '{name}'")

@@ -32,6 +32,9 @@
 #define MR_ERR_INDEX 4
 /* An input outside the op's domain, where TFLite Micro's Invoke fails too (int8 RSQRT below the zero point). */
 #define MR_ERR_DOMAIN 5
+/* A debug build (--debug-guards) found a canary after a tensor or scratch buffer changed: the layer that just ran
+   wrote out of bounds; NAME_failed_layer_of(arena) names it (micro_relay/guard.h). */
+#define MR_ERR_GUARD 6
 
 /* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
 #define MR_TRY(call)                                                                                           \

@@ -28,6 +28,7 @@ from ..plan.memory_plan import MemoryPlan
 from .arrays import render_array
 from .c_text import c_comment
 from .crt import crt_abi_version
+from . import guards as guards_c
 from . import state as state_c
 
 WEIGHT_ALIGN = 16
@@ -186,6 +187,8 @@ def emit_header(name: str, graph: Graph, plan: MemoryPlan, source: str) -> str:
     ]
     if plan.state:
         lines += state_c.header_functions(name) + [""]
+    if plan.guards:
+        lines += guards_c.header_lines(name, graph, plan)
     lines += [
         "#ifdef __cplusplus",
         "}",
@@ -268,12 +271,21 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         written = c_comment(node.outputs[0]) if node.outputs else f"state {c_comment(node.inputs[0])}"
         where = f"/* {step}: {node.op}{' ' + c_comment(node.name) if node.name else ''} -> {written} */"
         call = low.kernel.emit(ctx, node, low.params, low.plan)
-        calls.append(f"    {where}\n    {_try_calls(call)}" if call else f"    {where}")
+        if not plan.guards:
+            calls.append(f"    {where}\n    {_try_calls(call)}" if call else f"    {where}")
+        else:  # the layer named and its new canaries filled before it, every live canary checked after it
+            calls.append("\n".join((f"    {where}", guards_c.before(name, plan, ARENA_BASE, step),
+                                    *((f"    {_try_calls(call)}",) if call else ()),
+                                    guards_c.after(name, ARENA_BASE, step))))
         headers.update(low.plan.sources[:1])
         adapters.update(low.plan.adapters)
         for k in low.plan.sources:
             if k not in kernels:
                 kernels.append(k)
+    if plan.guards:
+        calls.append(guards_c.before(name, plan, ARENA_BASE, -1))
+        headers.add(guards_c.RUNTIME)
+        kernels.append(guards_c.RUNTIME)
     includes = "".join(f'#include "micro_relay/{k}.h"\n' for k in sorted(headers))
     if adapters:
         includes += f'#include "{ADAPTER_HEADER}"\n'  # crt/cmsis_nn/
@@ -301,11 +313,14 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "",
         "#include <float.h>",
         "#include <math.h>",
+        *(("#include <string.h>",) if plan.guards else ()),
         "",
         includes,
         _abi_check(name),
         arena,
     ]
+    if plan.guards:
+        head.append(guards_c.canary_table(name, graph, plan, lowered.scratch()))
     if plan.state:
         head.append(state_c.storage_and_reset(name, graph, plan))
         invoke = state_c.invoke_functions(name, graph, ARENA_BASE, ARENA_ALIGN, calls)
@@ -324,6 +339,8 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         _accessor(name, "input_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.inputs], "0"),
         _accessor(name, "output_size", "size_t", [str(graph.type_of(n).nbytes) for n in graph.outputs], "0"),
     ]
+    if plan.guards:
+        tail.append(guards_c.functions(name, graph, plan))
     # "\n".join(head + ["\n\n".join(declarations)] + tail) in one join: the declarations hold the weights'
     # text, which is then copied once, not once per join
     pieces = ["\n".join(head), "\n"]

@@ -44,6 +44,8 @@ turns a graph and an order into buffers:
    largest tensor, when every place is 0) rounded up to ALIGN bytes, its
    alignment the largest element size (at least ALIGN), its lifetime the span of its tensors' lifetimes.
 6. Scratch a kernel asks for is a buffer of its own (no tensors), live at that node's step only, 8-aligned.
+With `keep_all` (the debug build, plan/guards.py) steps 3 and 4 are skipped and every tensor lives to the last
+step: each keeps its own bytes for the whole run, so every intermediate value can be read after it.
 
 `live_bytes` and `lower_bound` give the bytes live at each step: no placement of these buffers can use
 fewer bytes than the largest of them, so it is the lower bound reported next to the arena. A permitted pair
@@ -139,8 +141,9 @@ def scratch_name(node_index: int) -> str:
     return f"<scratch {node_index}>"
 
 
-def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[int, int]]:
-    """Step 1: tensor name -> (first, last) step for every non-constant tensor the order touches."""
+def tensor_lifetimes(graph: Graph, order: tuple[int, ...], keep_all: bool = False) -> dict[str, tuple[int, int]]:
+    """Step 1: tensor name -> (first, last) step for every non-constant tensor the order touches (with
+    keep_all, every one lives to the last step)."""
     end = max(len(order) - 1, 0)
     life: dict[str, list[int]] = {name: [0, 0] for name in graph.inputs}
     for step, node_index in enumerate(order):
@@ -151,7 +154,7 @@ def tensor_lifetimes(graph: Graph, order: tuple[int, ...]) -> dict[str, tuple[in
         for name in node.outputs:
             if in_arena(graph, name):
                 life[name] = [step, step]
-    for name in graph.outputs:
+    for name in graph.outputs if not keep_all else life:
         if name in life:
             life[name][1] = end
     return {name: (span[0], span[1]) for name, span in life.items()}
@@ -189,14 +192,17 @@ def has_views(graph: Graph) -> bool:
 
 
 def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
-                  overlap: dict[int, int] | None = None, views: bool = True) -> list[Buffer]:
+                  overlap: dict[int, int] | None = None, views: bool = True,
+                  keep_all: bool = False) -> list[Buffer]:
     """Buffers for running `graph.nodes` in `order` (node indices); `scratch` maps node index -> bytes,
     `overlap` node index -> overlap delta (node_overlap of the graph lowered by default when not given).
     `views` False keeps to aliases in step 2 and leaves out step 3': a view keeps all of its input live as long
     as it is read, and a concatenation in place holds every slice from its first producer on, so either can
-    cost more than the copy saves; plan_memory tries both."""
-    overlap = node_overlap(graph) if overlap is None else overlap
-    life = tensor_lifetimes(graph, order)
+    cost more than the copy saves; plan_memory tries both. keep_all: no tensor gives its bytes to another
+    (see the module docstring), so no views either."""
+    views = views and not keep_all
+    overlap = {} if keep_all else node_overlap(graph) if overlap is None else overlap
+    life = tensor_lifetimes(graph, order, keep_all)
     outputs, inputs = set(graph.outputs), set(graph.inputs)
     root_of = {name: name for name in life}
     place = {name: 0 for name in life}  # a tensor's first byte within its buffer
@@ -245,7 +251,7 @@ def build_buffers(graph: Graph, order: tuple[int, ...], scratch: dict[int, int],
                 for r, at in zip(roots, slices):
                     join(r, root_of[node.outputs[0]], at)
             continue
-        if not _shares_input_bytes(graph, node):
+        if not _shares_input_bytes(graph, node) or (keep_all and not op.alias):
             continue
         root, out, at = root_of[node.inputs[0]], node.outputs[0], place[node.inputs[0]]
         if op.inplace:  # in place: steps 3b-3d, over input 0 at place 0

@@ -15,7 +15,8 @@ plan_memory(lowered, planners, orders):
   5. check the winning plan again (check.py: every buffer placed, aligned, inside the arena, no overlap but
      the permitted ones) before anything is emitted.
 Every candidate's result is kept in `tried` for the report. State tensors get their own storage, laid out
-apart from the arena (state.py).
+apart from the arena (state.py). With `guards` (the debug build, guards.py) step 3 keeps every tensor for the
+whole run and grows each buffer by its canary; the plan then also holds the layer slot.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 from ..lower import Lowered, as_lowered
 from .buffers import Buffer, build_buffers, has_views, lower_bound, node_overlap, scratch_name
 from .check import check_plan
+from .guards import guarded_buffers
 from .orders import ORDERS, LiveBytes, check_order
 from .planners import arena_size, plan_offsets
 from .state import StatePlan, plan_state
@@ -54,6 +56,7 @@ class MemoryPlan:
     tried: tuple[Candidate, ...] = ()
     state: StatePlan = StatePlan()  # the state tensors' storage, apart from the arena (state.py)
     views: bool = True  # buffers built with views and concatenations in place (buffers.build_buffers)
+    guards: bool = False  # a debug build's plan: canaries after every buffer, every tensor kept (guards.py)
 
     def buffer_of(self, tensor: str) -> Buffer:
         index = self.__dict__.get("_buffer_of")
@@ -80,9 +83,11 @@ def node_scratch(lowered) -> dict[int, int]:
 
 
 def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
-                orders: tuple[str, ...] | None = None, views: tuple[bool, ...] | None = None) -> MemoryPlan:
+                orders: tuple[str, ...] | None = None, views: tuple[bool, ...] | None = None,
+                guards: bool = False) -> MemoryPlan:
     """`lowered`: the lowering to plan (a bare graph is lowered for the default target first); `views`: which of
-    build_buffers' settings to try (default: both when the graph has views, step 3)."""
+    build_buffers' settings to try (default: both when the graph has views, step 3); `guards`: the debug
+    build's plan (guards.py), which makes no views."""
     names = tuple(ORDERS) if orders is None else orders
     unknown = [n for n in names if n not in ORDERS]
     if unknown or not names:
@@ -95,18 +100,21 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
     best: MemoryPlan | None = None
     seen: dict[tuple[tuple[int, ...], bool], Candidate] = {}
     tried: list[Candidate] = []
-    choices = views if views is not None else (True, False) if has_views(graph) else (True,)
+    choices = (False,) if guards else views if views is not None else (True, False) if has_views(graph) \
+        else (True,)
     for order_name in names:
         order = ORDERS[order_name](live)
         check_order(graph, order)
         for views in choices:
-            name = order_name if views else f"{order_name} (copies)"
+            name = order_name if views or guards else f"{order_name} (copies)"
             if (order, views) in seen:
                 earlier = seen[(order, views)]
                 tried.append(Candidate(name, earlier.planner, earlier.arena_bytes, earlier.lower_bound,
                                        earlier.same_as or earlier.order_name))
                 continue
-            buffers = build_buffers(graph, order, scratch, overlap, views)
+            buffers = build_buffers(graph, order, scratch, overlap, views, keep_all=guards)
+            if guards:
+                buffers = guarded_buffers(graph, buffers, scratch, len(order))
             bound = lower_bound(buffers)
             if best is not None and bound >= best.arena_bytes:
                 seen[(order, views)] = Candidate(name, "", None, bound)
@@ -119,6 +127,6 @@ def plan_memory(lowered: Lowered, planners: tuple[str, ...] | None = None,
             if best is None or size < best.arena_bytes:
                 best = MemoryPlan(order, order_name, planner, tuple(buffers), offsets, size, bound, views=views)
     plan = MemoryPlan(best.order, best.order_name, best.planner, best.buffers, best.offsets, best.arena_bytes,
-                      best.lower_bound, tuple(tried), plan_state(graph), best.views)
+                      best.lower_bound, tuple(tried), plan_state(graph), best.views, guards)
     check_plan(list(plan.buffers), plan.offsets, plan.arena_bytes)
     return plan
