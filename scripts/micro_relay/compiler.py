@@ -92,7 +92,7 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
         raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
                            "can address", f"model '{name}'")
     emitted = emit_model(name, lowered, plan, source, arena_section)
-    report = plan_report(name, lowered, plan, source, choices)
+    report = plan_report(name, lowered, plan, source, choices, emitted.flash)
     files = dict(emitted.files)
     files[f"{name}.plan.json"] = json.dumps(report, indent=2) + "\n"
     return CompiledModel(name, lowered, plan, files, emitted.kernels, emitted.adapters)

@@ -27,6 +27,7 @@ from ..lower import Lowered
 from ..plan.memory_plan import MemoryPlan
 from .arrays import render_array
 from .c_text import c_comment
+from .constants import DERIVED_PREFIX, PARAMETER_PREFIX, TENSOR_PREFIX, FlashConstants, bias_constants
 from .crt import crt_abi_version
 from . import state as state_c
 
@@ -58,6 +59,8 @@ class EmitContext:
     declarations: list[str] = field(default_factory=list)
     constant_names: dict[str, str] = field(default_factory=dict)
     counter: int = 0
+    flash: FlashConstants = field(default_factory=FlashConstants)
+    biases: frozenset[str] | None = None  # the constants read as a bias (constants.bias_constants), found once
 
     def _fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -72,8 +75,12 @@ class EmitContext:
             return state_c.tensor_pointer(self.graph, self.plan, tensor)
         if t.is_constant:
             if tensor not in self.constant_names:
-                ident = self._fresh("w")
+                if self.biases is None:
+                    self.biases = bias_constants(self.graph)
+                bias = tensor in self.biases
+                ident = self._fresh(TENSOR_PREFIX["biases" if bias else "weights"])
                 self.constant_names[tensor] = ident
+                self.flash.add("biases" if bias else "weights", max(t.type.size, 1) * t.type.dtype.itemsize)
                 self.declarations.append("".join((
                     f"/* {c_comment(tensor)}: {t.type.dtype.value}{list(t.type.shape)} */\n"
                     f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN}) = ",
@@ -87,11 +94,13 @@ class EmitContext:
             raise AssertionError("kernel asked for scratch its op did not plan")
         return f"((void *)({ARENA_BASE} + {offset}))"
 
-    def const_array(self, values, c_type: str) -> str:
+    def const_array(self, values, c_type: str, part: str = "tables") -> str:
+        """Declare a constant array the compiler derived; `part` (constants.DERIVED_PREFIX) says what it holds."""
         values = np.asarray(values)
         dtype = {"int32_t": DType.INT32, "int16_t": DType.INT16, "int8_t": DType.INT8, "float": DType.FLOAT32,
                  "int64_t": DType.INT64, "uint8_t": DType.UINT8}[c_type]
-        ident = self._fresh("k")
+        ident = self._fresh(DERIVED_PREFIX[part])
+        self.flash.add(part, max(values.size, 1) * dtype.itemsize)
         self.declarations.append(
             f"static const {c_type} {ident}[{max(values.size, 1)}] = {render_array(values, dtype)};"
         )
@@ -99,7 +108,8 @@ class EmitContext:
 
     def params(self, struct_type: str, fields: dict) -> str:
         """Declare a constant parameter struct; returns a pointer expression to it."""
-        ident = self._fresh("p")
+        ident = self._fresh(PARAMETER_PREFIX)
+        self.flash.parameter_structs += 1
         body = ",\n".join(f"    .{key} = {value}" for key, value in fields.items())
         self.declarations.append(f"static const {struct_type} {ident} = {{\n{body}\n}};")
         return f"&{ident}"
@@ -249,11 +259,13 @@ class EmittedModel:
     files: dict[str, str]  # NAME.h and NAME.c
     kernels: tuple[str, ...]  # runtime sources crt/src/mr_<kernel>.c the model calls, in first-call order
     adapters: tuple[str, ...]  # CMSIS-NN adapters crt/cmsis_nn/mr_cmsis_<adapter>.c it calls, sorted
+    flash: FlashConstants = field(default_factory=FlashConstants)  # the constants NAME.c puts in flash
 
 
 def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-                arena_section: str | None = None) -> tuple[str, list[str], list[str]]:
-    """The model's .c text, the runtime kernel names it calls and the CMSIS-NN adapters it calls."""
+                arena_section: str | None = None) -> tuple[str, list[str], list[str], FlashConstants]:
+    """The model's .c text, the runtime kernel names it calls, the CMSIS-NN adapters it calls and the constants
+    it declares."""
     graph = lowered.graph
     macro = name.upper()
     ctx = EmitContext(name, graph, plan)
@@ -331,12 +343,12 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         pieces += ["\n\n", declaration] if index else [declaration]
     pieces += ["\n", "\n".join(tail)]
     ctx.declarations.clear()
-    return "".join(pieces), kernels, sorted(adapters)
+    return "".join(pieces), kernels, sorted(adapters), ctx.flash
 
 
 def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
                arena_section: str | None = None) -> EmittedModel:
     """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call."""
-    source_text, kernels, adapters = emit_source(name, lowered, plan, source, arena_section)
+    source_text, kernels, adapters, flash = emit_source(name, lowered, plan, source, arena_section)
     files = {f"{name}.h": emit_header(name, lowered.graph, plan, source), f"{name}.c": source_text}
-    return EmittedModel(files, tuple(kernels), tuple(adapters))
+    return EmittedModel(files, tuple(kernels), tuple(adapters), flash)
