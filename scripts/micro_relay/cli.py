@@ -16,6 +16,7 @@ Errors in the input print one line `error: <what> (<where>)` on stderr and exit 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -73,6 +74,11 @@ def _cmd_compile(args) -> int:
     name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
                           target=args.target)
+    from .budget import before_link
+
+    over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, args.model)
+    if over:
+        return over  # nothing written: the build stops here, before a link that would fail
     write_output(model, args.output, with_runtime=not args.no_runtime)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
@@ -227,6 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .quantize import cli_options as quantize_cli
 
     quantize_cli.add_arguments(p)
+    from .budget import before_link
+
+    before_link.add_arguments(p)
     p.set_defaults(func=_cmd_compile)
 
     p = sub.add_parser("inspect", help="print the Micro Relay text IR")
