@@ -4,8 +4,8 @@ A model compiled under the name NAME defines every symbol it owns with the prefi
 (NAME_arena), its constants (NAME_w*, NAME_b*, NAME_q*, NAME_k*: codegen/constants.py), its kernels'
 parameter structs (NAME_p*) and the functions (NAME_invoke, NAME_input, ...). The runtime kernels the models share are the mr_* symbols. A
 symbol is the model's whose name is the longest that prefixes it, so models `kws` and `kws_small` can live
-in one image. Models are named by the caller; when none is named, a model is any NAME with the functions
-NAME_invoke, NAME_input and NAME_output.
+in one image. Models are named by the caller; when none is named, they are found by their functions
+(detect_models).
 
 Each model's share is split into:
 - arena: NAME_arena (RAM);
@@ -70,13 +70,17 @@ def size_text(n: int) -> str:
 
 
 def detect_models(symbols) -> list[str]:
-    names = {s.name for s in symbols if s.is_code}
-    models = []
+    """Every NAME with the functions NAME_invoke, NAME_input and NAME_output, or with NAME_invoke_with (which every
+    model defines, and which stays when the linker drops the accessors an application does not call)."""
+    names = {s.name.split(".")[0] for s in symbols if s.is_code}  # kws_invoke_with.part.0 is kws_invoke_with
+    models = set()
     for name in names:
-        if name.endswith("_invoke"):
+        if name.endswith("_invoke_with") and len(name) > len("_invoke_with"):
+            models.add(name[: -len("_invoke_with")])
+        elif name.endswith("_invoke"):
             stem = name[: -len("_invoke")]
             if stem and f"{stem}_input" in names and f"{stem}_output" in names:
-                models.append(stem)
+                models.add(stem)
     return sorted(models)
 
 
