@@ -11,6 +11,7 @@ Both need a Zephyr workspace (ZEPHYR_BASE) and skip without one.
 from __future__ import annotations
 
 import importlib.util
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,22 @@ def test_too_large_model_stops_before_the_link(tmp_path):
     assert build.returncode != 0, build.log[-3000:]
     problems = _validator().check(build.log, "qemu_cortex_m3/ti_lm3s6965", 256)
     assert problems == [], "\n".join(problems) + "\n" + build.log[-4000:]
+    assert not any((tmp_path / "build" / "zephyr" / name).exists() for name in FLASHABLE)
+
+
+def test_model_that_fits_alone_gets_the_breakdown_at_the_link(tmp_path):
+    """snug's weights fit the 256 KiB alone: the generator lets it through, the link overflows FLASH, and the
+    linker launcher prints the breakdown after ld's own error."""
+    build = new_build(HERE / "too_large", "qemu_cortex_m3", tmp_path / "build").west(
+        pristine=True, cmake_args=("-DMODEL_KIND=snug",))
+    assert build.returncode != 0, build.log[-3000:]
+    log = build.log
+    assert "before linking" not in log and "region `FLASH' overflowed by" in log, log[-4000:]
+    report = log[log.index("error: Flash over budget on qemu_cortex_m3/ti_lm3s6965: "):]
+    assert re.match(r"error: Flash over budget on \S+: (\d+) B used, budget 262144 B \(CONFIG_FLASH_SIZE=256\), "
+                    r"\d+ B over \(.*zephyr_pre0\.elf, linked with more FLASH to be measured, deleted\)", report), report
+    assert re.search(r"^    weights \d+ B \(weights 256000 B, ", report, re.MULTILINE), report
+    assert "  hint: Flash: " in report and "Traceback" not in log
     assert not any((tmp_path / "build" / "zephyr" / name).exists() for name in FLASHABLE)
 
 

@@ -8,6 +8,7 @@ Models (generated here, nothing downloaded):
   kws   DS-CNN-shaped int8 keyword-spotting network with seeded weights (examples/kws_model.py)
   wide  one int8 dense layer with 320 KiB of weights, too large for a 256 KiB board (examples/wide_model.py;
         no vectors: it is compiled, never run)
+  snug  the same with 250 KiB of weights: fits a 256 KiB board alone, not with the firmware
 
 The vectors header holds fixed test inputs and, for each, the outputs of the numpy reference interpreter
 (micro_relay.reference.run) on the compiled graph: what a device running the generated C must print. The
@@ -50,7 +51,13 @@ def _wide() -> bytes:
     return build_wide_model()
 
 
-MODELS = {"sine": _sine, "kws": _kws, "wide": _wide}
+def _snug() -> bytes:
+    from .wide_model import SNUG_UNITS, build_wide_model
+
+    return build_wide_model(units=SNUG_UNITS)
+
+
+MODELS = {"sine": _sine, "kws": _kws, "wide": _wide, "snug": _snug}
 
 
 def _quantize(values: np.ndarray, scale: float, zero_point: int, dtype: np.dtype) -> np.ndarray:
