@@ -13,6 +13,7 @@
 #   NAME     the C name (prefix of every generated symbol, header NAME.h); default: the file's stem
 #            made into a C identifier. Names are unique within an application.
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
+#            --weights-section .qspi_rodata (default: CONFIG_MICRO_RELAY_ARENA_SECTION, _WEIGHTS_SECTION)
 #            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
 #
 # The target (--target) comes from the board's Kconfig unless OPTIONS names one: CONFIG_CPU_CORTEX_M4,
@@ -132,6 +133,9 @@ function(micro_relay_model target)
   endif()
   if(NOT "--arena-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_ARENA_SECTION}" STREQUAL "")
     list(APPEND options --arena-section "${CONFIG_MICRO_RELAY_ARENA_SECTION}")
+  endif()
+  if(NOT "--weights-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}" STREQUAL "")
+    list(APPEND options --weights-section "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}")
   endif()
   if(CONFIG_MICRO_RELAY_BUDGET_CHECK AND DEFINED DOTCONFIG AND NOT "--budget-config" IN_LIST options)
     # The model alone against the board's memory and the budgets, before any C is written

@@ -59,6 +59,8 @@ def _check_compile_names(args) -> None:
     check_model_name(args.name if args.name is not None else default_name(args.model), runtime_stems())
     if args.arena_section is not None:
         check_section_name(args.arena_section)
+    if args.weights_section is not None:
+        check_section_name(args.weights_section, "--weights-section")
 
 
 def _cmd_compile(args) -> int:
@@ -73,7 +75,7 @@ def _cmd_compile(args) -> int:
     graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
     name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
-                          target=args.target)
+                          target=args.target, weights_section=args.weights_section)
     from .budget import before_link
 
     over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, args.model)
@@ -220,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     _model_options(p)
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
+    p.add_argument("--weights-section", help="place the weights, biases, requantization arrays and tables in this "
+                                             "linker section (e.g. one in external flash)")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
     from .target import DEFAULT_TARGET, TARGETS
 

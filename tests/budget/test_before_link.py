@@ -135,3 +135,10 @@ def test_snug_fits_alone_so_the_check_lets_it_through(tmp_path):
     model.write_bytes(build_wide_model(units=SNUG_UNITS))
     assert main(["compile", str(model), "-o", str(tmp_path / "out"), "--target", "cortex-m3",
                  "--budget-config", str(dotconfig(tmp_path, 64, 256))]) == 0
+
+
+def test_a_part_in_a_section_of_its_own_is_left_to_the_link(model, tmp_path):
+    """The arena in a section the linker script may put in another RAM bank: not held against SRAM here."""
+    config = str(dotconfig(tmp_path, 4, 256))
+    assert compile_against(model, tmp_path / "a", "--budget-config", config) == 1
+    assert compile_against(model, tmp_path / "b", "--budget-config", config, "--arena-section", ".ccm_noinit") == 0

@@ -57,10 +57,14 @@ def model_needs(report: dict) -> dict[str, int]:
     return {RAM: report["arena_bytes"] + report.get("state_bytes", 0), FLASH: report["weights_bytes"]}
 
 
-def failure_lines(report: dict, budget: Budget, where: str) -> list[str]:
-    """The report of a model over budget before the link; [] when it fits."""
+def failure_lines(report: dict, budget: Budget, where: str, placed: tuple[str, ...] = ()) -> list[str]:
+    """The report of a model over budget before the link; [] when it fits. `placed`: the regions (RAM, FLASH)
+    whose part of the model goes to a linker section of the user's (--arena-section, --weights-section), which
+    may be another memory (a CCM, an external flash): only the post-link check, by address, can judge those."""
     needs = model_needs(report)
     limits: dict[str, Limit | None] = {RAM: budget.ram, FLASH: budget.flash}
+    for region in placed:
+        limits[region] = None
     over = [r for r in (RAM, FLASH) if limits[r] is not None and needs[r] > limits[r].bytes]
     if not over:
         return []
@@ -83,7 +87,9 @@ def failure_lines(report: dict, budget: Budget, where: str) -> list[str]:
 def check(report: dict, args, where: str) -> int:
     """0 when the options give no budget or the model fits it; else print the report and return 1."""
     budget = budget_of(args)
-    lines = failure_lines(report, budget, where) if budget is not None else []
+    placed = tuple(region for region, section in ((RAM, getattr(args, "arena_section", None)),
+                                                   (FLASH, getattr(args, "weights_section", None))) if section)
+    lines = failure_lines(report, budget, where, placed) if budget is not None else []
     if lines:
         sys.stderr.write("\n".join(lines) + "\n")
         return EXIT_OVER_BUDGET

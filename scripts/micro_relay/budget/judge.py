@@ -90,7 +90,9 @@ class BudgetJudge:
     PARTS = ("arena", "data", "weights", "params", "code")
 
     def __init__(self, image: ElfImage, budget: Budget, models=None):
-        self.image = image
+        from .regions import place
+
+        self.image, self.placed = place(image, budget.regions)  # sections in named regions leave RAM/Flash
         self.budget = budget
         symbols = image.symbols or ()
         self.models = sorted(set(models)) if models else detect_models(symbols)
@@ -121,9 +123,21 @@ class BudgetJudge:
             return used - limit.bytes, limit
         return None
 
+    def _region_use(self, region) -> int:
+        return sum(s.size for s in self.placed.get(region.name, ()))
+
+    def _regions_over(self) -> list:
+        return [r for r in self.budget.regions if self._region_use(r) > r.size]
+
+    def _region_text(self, region) -> str:
+        used = self._region_use(region)
+        listed = ", ".join(f"{s.name} {s.size} B" for s in sorted(self.placed[region.name], key=lambda s: -s.size)[:4])
+        return f"{region.name} {used} B of {region.size} B ({100.0 * used / region.size:.1f}%)" + \
+            (f": {listed}" if listed else "")
+
     def verdict(self) -> Verdict:
         over = {r: self._over(r) for r in (RAM, FLASH)}
-        if not any(over.values()):
+        if not any(over.values()) and not self._regions_over():
             return Verdict(True, (self.summary_line(),))
         return Verdict(False, tuple(self.failure_lines(over)))
 
@@ -150,6 +164,7 @@ class BudgetJudge:
 
     def summary_line(self) -> str:
         line = f"micro-relay budget: {self._board()}: {self._usage(RAM)}, {self._usage(FLASH)}"
+        line += "".join(f", {self._region_text(r).split(':')[0]}" for r in self.budget.regions)
         if self.image.stripped:
             return line + "; no symbol table, model share unknown"
         if self.models:
@@ -180,6 +195,10 @@ class BudgetJudge:
             title = _REGION_TITLE[region]
             lines.append(f"error: {title} over budget on {self._board()}: {used} B used, budget {limit.bytes} B "
                          f"({limit.source}), {excess} B over ({self.image.path})")
+        for region in self._regions_over():
+            used = self._region_use(region)
+            lines.append(f"error: region {region.name} over budget on {self._board()}: {used} B used, size "
+                         f"{region.size} B ({region.source}), {used - region.size} B over ({self.image.path})")
         for region in (RAM, FLASH):
             sections = self._section_groups(region)
             listed = ", ".join(f"{name} {size} B" for name, size in sections[:6])
@@ -187,6 +206,10 @@ class BudgetJudge:
             limit = self.budget.ram if region == RAM else self.budget.flash
             state = "OVER, " if over[region] else ("within budget, " if limit else "")
             lines.append(f"  {self._usage(region)}, {state}sections: {listed or '-'}{more}")
+        for region in self.budget.regions:
+            state = "OVER" if region in self._regions_over() else "within its size"
+            lines.append(f"  region {self._region_text(region).replace(':', f', {state}, sections:', 1)}"
+                         if self.placed[region.name] else f"  region {self._region_text(region)}, {state}")
         if self.image.stripped:
             lines.append("  no symbol table (stripped ELF): the models' share is unknown")
             return lines

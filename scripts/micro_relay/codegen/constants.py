@@ -44,6 +44,7 @@ class FlashConstants:
 
     bytes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PARTS, 0))
     parameter_structs: int = 0
+    section: str | None = None  # the linker section of the arrays (--weights-section), None: .rodata
 
     def add(self, part: str, size: int) -> None:
         self.bytes[part] += size
@@ -55,4 +56,4 @@ class FlashConstants:
     def report(self) -> dict:
         """NAME.plan.json's weights entry."""
         return {"bytes": self.total, **{part: self.bytes[part] for part in PARTS},
-                "parameter_structs": self.parameter_structs}
+                "parameter_structs": self.parameter_structs, "section": self.section}

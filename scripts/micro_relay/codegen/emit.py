@@ -61,6 +61,7 @@ class EmitContext:
     counter: int = 0
     flash: FlashConstants = field(default_factory=FlashConstants)
     biases: frozenset[str] | None = None  # the constants read as a bias (constants.bias_constants), found once
+    weights_section: str | None = None  # the linker section of the constant arrays (None: the compiler's .rodata)
 
     def _fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -83,7 +84,8 @@ class EmitContext:
                 self.flash.add("biases" if bias else "weights", max(t.type.size, 1) * t.type.dtype.itemsize)
                 self.declarations.append("".join((
                     f"/* {c_comment(tensor)}: {t.type.dtype.value}{list(t.type.shape)} */\n"
-                    f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN}) = ",
+                    f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN})"
+                    f"{self._section()} = ",
                     render_array(t.data, t.type.dtype), ";")))
             return self.constant_names[tensor]
         return f"(({t.type.dtype.c_type} *)({ARENA_BASE} + {self.plan.tensor_offset(tensor)}))"
@@ -102,9 +104,12 @@ class EmitContext:
         ident = self._fresh(DERIVED_PREFIX[part])
         self.flash.add(part, max(values.size, 1) * dtype.itemsize)
         self.declarations.append(
-            f"static const {c_type} {ident}[{max(values.size, 1)}] = {render_array(values, dtype)};"
+            f"static const {c_type} {ident}[{max(values.size, 1)}]{self._section()} = {render_array(values, dtype)};"
         )
         return ident
+
+    def _section(self) -> str:
+        return f' MR_SECTION("{self.weights_section}")' if self.weights_section else ""
 
     def params(self, struct_type: str, fields: dict) -> str:
         """Declare a constant parameter struct; returns a pointer expression to it."""
@@ -262,13 +267,14 @@ class EmittedModel:
     flash: FlashConstants = field(default_factory=FlashConstants)  # the constants NAME.c puts in flash
 
 
-def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-                arena_section: str | None = None) -> tuple[str, list[str], list[str], FlashConstants]:
+def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str, arena_section: str | None = None,
+                weights_section: str | None = None) -> tuple[str, list[str], list[str], FlashConstants]:
     """The model's .c text, the runtime kernel names it calls, the CMSIS-NN adapters it calls and the constants
     it declares."""
     graph = lowered.graph
     macro = name.upper()
-    ctx = EmitContext(name, graph, plan)
+    ctx = EmitContext(name, graph, plan, weights_section=weights_section)
+    ctx.flash.section = weights_section
     calls: list[str] = []
     kernels: list[str] = []
     adapters: set[str] = set()
@@ -346,9 +352,11 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
     return "".join(pieces), kernels, sorted(adapters), ctx.flash
 
 
-def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-               arena_section: str | None = None) -> EmittedModel:
-    """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call."""
-    source_text, kernels, adapters, flash = emit_source(name, lowered, plan, source, arena_section)
+def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str, arena_section: str | None = None,
+               weights_section: str | None = None) -> EmittedModel:
+    """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call.
+    weights_section: the linker section of the weights, biases, requantization arrays and tables (codegen/
+    constants.py), e.g. one a linker script places in external flash; the parameter structs stay in .rodata."""
+    source_text, kernels, adapters, flash = emit_source(name, lowered, plan, source, arena_section, weights_section)
     files = {f"{name}.h": emit_header(name, lowered.graph, plan, source), f"{name}.c": source_text}
     return EmittedModel(files, tuple(kernels), tuple(adapters), flash)
