@@ -101,7 +101,7 @@ def test_overflow_gets_the_breakdown(firmware, capsys):
 
 
 def test_other_link_errors_pass_through(firmware, capsys, tmp_path):
-    folder, command = firmware
+    _, command = firmware
     (tmp_path / "undefined.c").write_text("void missing(void); void _start(void) { missing(); }\n")
     script = tmp_path / "x.ld"
     script.write_text(linker_script(256))
@@ -133,7 +133,7 @@ def test_through_cmakes_linker_launcher(firmware, tmp_path):
 
     if shutil.which("cmake") is None or shutil.which("ninja") is None:
         pytest.skip("cmake or ninja is not installed")
-    folder, command = firmware
+    _, command = firmware
     objects = [arg for arg in command if arg.endswith(".o")]
     script = tmp_path / "linker.cmd"
     script.write_text(linker_script(24))
