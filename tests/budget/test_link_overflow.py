@@ -162,3 +162,16 @@ set_property(TARGET zephyr_pre0 PROPERTY C_LINKER_LAUNCHER
     assert done.returncode != 0 and "region `FLASH' overflowed by" in output, output[-3000:]
     assert f"error: Flash over budget on {BOARD}: " in output and "  model kws: RAM " in output, output[-3000:]
     assert not (build / "zephyr_pre0.elf").exists()
+
+
+@pytest.mark.parametrize("form", ["-Wl,-T {}", "-Wl,-T{}", "-Wl,-T,{}", "-T {}", "-T{}"])
+def test_linker_script_forms(tmp_path, form):
+    """Zephyr passes `-Wl,-T` and the script as two arguments (cmake/linker/ld/target.cmake: ${TOPT} then the
+    script); other builds use the one-argument forms."""
+    from micro_relay.budget.link import _linker_script_argument
+
+    script = tmp_path / "linker_zephyr_pre0.cmd"
+    script.write_text("MEMORY { }\n")
+    command = ["gcc", "a.o", *form.format(script).split(), "-o", "zephyr_pre0.elf"]
+    index, path = _linker_script_argument(command)
+    assert path == str(script) and str(script) in command[index]
