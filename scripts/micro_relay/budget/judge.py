@@ -70,16 +70,18 @@ def size_text(n: int) -> str:
 
 
 def detect_models(symbols) -> list[str]:
-    """Every NAME with the functions NAME_invoke, NAME_input and NAME_output, or with NAME_invoke_with (which every
-    model defines, and which stays when the linker drops the accessors an application does not call)."""
+    """Every NAME with the functions NAME_invoke, NAME_input and NAME_output; or with NAME_invoke_with, or
+    NAME_invoke and the data NAME_arena, which stay when the linker drops the accessors an application does not
+    call (and the compiler inlines NAME_invoke_with into NAME_invoke)."""
     names = {s.name.split(".")[0] for s in symbols if s.is_code}  # kws_invoke_with.part.0 is kws_invoke_with
+    data = {s.name for s in symbols if not s.is_code}
     models = set()
     for name in names:
         if name.endswith("_invoke_with") and len(name) > len("_invoke_with"):
             models.add(name[: -len("_invoke_with")])
         elif name.endswith("_invoke"):
             stem = name[: -len("_invoke")]
-            if stem and f"{stem}_input" in names and f"{stem}_output" in names:
+            if stem and ((f"{stem}_input" in names and f"{stem}_output" in names) or f"{stem}_arena" in data):
                 models.add(stem)
     return sorted(models)
 
