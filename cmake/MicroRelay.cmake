@@ -13,6 +13,7 @@
 #   NAME     the C name (prefix of every generated symbol, header NAME.h); default: the file's stem
 #            made into a C identifier. Names are unique within an application.
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
+#            --weights-section .qspi_rodata (default: CONFIG_MICRO_RELAY_ARENA_SECTION, _WEIGHTS_SECTION)
 #            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
 #
 # The target (--target) comes from the board's Kconfig unless OPTIONS names one: CONFIG_CPU_CORTEX_M4,
@@ -28,6 +29,10 @@
 #
 # Bad input (missing model, a model the compiler rejects) stops the build with the generator's
 # one-line message: `error: <what> (<where>)`.
+#
+# With CONFIG_MICRO_RELAY_BUDGET_CHECK, the generator also holds the model alone (its arena, its weights)
+# against the board's CONFIG_SRAM_SIZE / CONFIG_FLASH_SIZE and the Micro Relay budgets: a model that cannot
+# fit stops the build there, with the breakdown and a hint, instead of a linker's region overflow.
 
 include_guard(GLOBAL)
 
@@ -128,6 +133,19 @@ function(micro_relay_model target)
   endif()
   if(NOT "--arena-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_ARENA_SECTION}" STREQUAL "")
     list(APPEND options --arena-section "${CONFIG_MICRO_RELAY_ARENA_SECTION}")
+  endif()
+  if(NOT "--weights-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}" STREQUAL "")
+    list(APPEND options --weights-section "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}")
+  endif()
+  if(CONFIG_MICRO_RELAY_BUDGET_CHECK AND DEFINED DOTCONFIG AND NOT "--budget-config" IN_LIST options)
+    # The model alone against the board's memory and the budgets, before any C is written
+    # (budget/before_link.py): a model that cannot fit stops here with the breakdown, not at the linker.
+    list(APPEND options --budget-config ${DOTCONFIG})  # its CONFIG_BOARD_TARGET names the board
+    if(NOT "${CONFIG_MICRO_RELAY_BUDGET_YAML}" STREQUAL "")
+      get_filename_component(budget_yaml "${CONFIG_MICRO_RELAY_BUDGET_YAML}" ABSOLUTE
+                             BASE_DIR ${APPLICATION_SOURCE_DIR})
+      list(APPEND options --budget-yaml ${budget_yaml})
+    endif()
   endif()
 
   get_property(root GLOBAL PROPERTY MICRO_RELAY_ROOT)

@@ -19,6 +19,7 @@ Errors in the input print one line `error: <what> (<where>)` on stderr and exit 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,8 @@ def _check_compile_names(args) -> None:
     check_model_name(args.name if args.name is not None else default_name(args.model), runtime_stems())
     if args.arena_section is not None:
         check_section_name(args.arena_section)
+    if args.weights_section is not None:
+        check_section_name(args.weights_section, "--weights-section")
 
 
 def _cmd_compile(args) -> int:
@@ -75,7 +78,13 @@ def _cmd_compile(args) -> int:
     graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
     name = args.name if args.name is not None else default_name(args.model)
     model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
-                          target=args.target, debug_guards=args.debug_guards)
+                          target=args.target, weights_section=args.weights_section,
+                          debug_guards=args.debug_guards)
+    from .budget import before_link
+
+    over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, args.model)
+    if over:
+        return over  # nothing written: the build stops here, before a link that would fail
     write_output(model, args.output, with_runtime=not args.no_runtime)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
@@ -229,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     _model_options(p)
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
     p.add_argument("--arena-section", help="place the static arena in this linker section")
+    p.add_argument("--weights-section", help="place the weights, biases, requantization arrays and tables in this "
+                                             "linker section (e.g. one in external flash)")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
     p.add_argument("--debug-guards", action="store_true",
                    help="debug build: a canary after every tensor and scratch buffer, checked after each layer "
@@ -245,6 +256,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .quantize import cli_options as quantize_cli
 
     quantize_cli.add_arguments(p)
+    from .budget import before_link
+
+    before_link.add_arguments(p)
     p.set_defaults(func=_cmd_compile)
 
     p = sub.add_parser("inspect", help="print the Micro Relay text IR")

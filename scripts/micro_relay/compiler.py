@@ -77,13 +77,16 @@ def prepare_graph(model_path: str | Path, input_shapes: dict | None = None, io_l
 def compile_graph(graph: Graph, name: str, source: str, arena_section: str | None = None,
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
                   room: bool = True, target: str | Target = DEFAULT_TARGET,
-                  kernel_options: dict[int, dict] | None = None, debug_guards: bool = False) -> CompiledModel:
+                  kernel_options: dict[int, dict] | None = None, debug_guards: bool = False,
+                  weights_section: str | None = None) -> CompiledModel:
     """kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search
     then leaves alone); debug_guards: the debug build (plan/guards.py: canaries checked after every layer,
     every tensor kept for the whole run)."""
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:
         check_section_name(arena_section)
+    if weights_section is not None:
+        check_section_name(weights_section, "--weights-section")
     lowered = lower(graph, get_target(target), kernels, kernel_options)  # every op's checks run here, before any
     # file is written
     lowered = store_states_in_place(lowered)
@@ -92,8 +95,8 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
         raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
                            "can address", f"model '{name}'")
-    emitted = emit_model(name, lowered, plan, source, arena_section)
-    report = plan_report(name, lowered, plan, source, choices)
+    emitted = emit_model(name, lowered, plan, source, arena_section, weights_section)
+    report = plan_report(name, lowered, plan, source, choices, emitted.flash)
     files = dict(emitted.files)
     files[f"{name}.plan.json"] = json.dumps(report, indent=2) + "\n"
     return CompiledModel(name, lowered, plan, files, emitted.kernels, emitted.adapters)

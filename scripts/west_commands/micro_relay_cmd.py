@@ -6,10 +6,17 @@
     west micro-relay inspect model.tflite
     west micro-relay run model.tflite --input x.npy
     west micro-relay budget [-d BUILD_DIR] [--ram 64K --flash 256K]
+    west micro-relay qemu [-d BUILD_DIR] [--dry-run] [-- QEMU_ARGS...]
 
 It runs this module's own generator (no `pip install` of Micro Relay needed, only its dependencies:
 `west packages pip --install`). `budget` without --elf checks the build folder given with -d/--build-dir,
 or ./build: its zephyr/zephyr.elf, zephyr/.config and the CONFIG_MICRO_RELAY_BUDGET_YAML file.
+`qemu` runs a build's zephyr.elf in qemu-system-arm on the boards whose Zephyr board files name only Arm's FVP
+(mps2/an385, mps2/an386, mps2/an500, mps2/an521), for example, for a Cortex-M4:
+
+    west build -b mps2/an386 samples/keyword_spotting && west micro-relay qemu
+    # = qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -vga none -net none -serial mon:stdio
+    #                   -kernel build/zephyr/zephyr.elf   (Ctrl-A X quits)
 """
 
 import argparse
@@ -27,7 +34,7 @@ class MicroRelayCommand(WestCommand):
         super().__init__(
             "micro-relay",
             # Keep in sync with scripts/west-commands.yml.
-            "compile, inspect, run and budget-check neural network models with Micro Relay",
+            "compile, inspect, run and budget-check neural network models with Micro Relay; run images in QEMU",
             __doc__,
             accepts_unknown_args=True,
         )
@@ -36,7 +43,7 @@ class MicroRelayCommand(WestCommand):
         parser = parser_adder.add_parser(self.name, help=self.help, description=self.description,
                                          formatter_class=argparse.RawDescriptionHelpFormatter, add_help=False)
         # Everything after the command, -h included, goes to Micro Relay's own parser.
-        parser.add_argument("command", nargs="?", help="compile, inspect, run or budget")
+        parser.add_argument("command", nargs="?", help="compile, inspect, run, budget or qemu")
         return parser
 
     def do_run(self, args, unknown):
@@ -48,6 +55,13 @@ class MicroRelayCommand(WestCommand):
             argv = self._budget_argv(argv)
         if str(SCRIPTS) not in sys.path:
             sys.path.insert(0, str(SCRIPTS))
+        if args.command == "qemu":
+            from micro_relay.emulate.qemu import main as qemu_main
+
+            code = qemu_main(unknown)
+            if code:
+                sys.exit(code)
+            return
         from micro_relay.cli import main
 
         code = main(argv)

@@ -95,3 +95,15 @@ def test_no_budget_passes_and_says_so(elf):
 def test_named_model_missing_from_the_image(elf):
     verdict = BudgetJudge(ElfImage(elf), budget(), models=["kws"]).verdict()
     assert verdict.ok and "model kws: no symbols in the image" in verdict.lines[0]
+
+
+def test_a_model_found_by_invoke_and_arena_alone():
+    """The accessors dropped by --gc-sections and NAME_invoke_with inlined into NAME_invoke (a Zephyr -Os
+    link): NAME_invoke and NAME_arena still name the model."""
+    from micro_relay.budget import Symbol
+    from micro_relay.budget.judge import detect_models
+
+    symbols = [Symbol("wide_invoke", 40, True, ".text", False, True),
+               Symbol("wide_arena", 1276, False, ".bss", True, False),
+               Symbol("other_invoke", 8, True, ".text", False, True)]
+    assert detect_models(symbols) == ["wide"]

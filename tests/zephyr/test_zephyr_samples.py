@@ -7,6 +7,7 @@ report (CONFIG_OUTPUT_PRINT_MEMORY_USAGE), an independent count of the same imag
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -52,11 +53,17 @@ def test_budget_summary_line(sample, board, tmp_path_factory):
     model = SAMPLES[sample]
     lines = [line for line in build.log.splitlines() if line.startswith("micro-relay budget: ")]
     assert len(lines) == 1, build.log[-3000:]
-    assert re.search(rf"^micro-relay budget: {re.escape(board)}(/\S+)?: RAM \d+ B .*, Flash \d+ B .*; "
-                     rf"model {model}: arena \d+ B, weights \d+ B, code \d+ B", lines[0]), lines[0]
-    plan = (build.build_dir / "micro_relay" / model / f"{model}.plan.json").read_text()
-    arena = re.search(r'"arena_bytes": (\d+)', plan).group(1)
-    assert f"model {model}: arena {arena} B" in lines[0]
+    found = re.search(rf"^micro-relay budget: {re.escape(board)}(/\S+)?: RAM \d+ B .*, Flash \d+ B .*; "
+                      rf"model {model}: arena \d+ B, (data \d+ B, )?weights (\d+) B \(([a-z]+ \d+ B(, )?)+\), "
+                      rf"(params \d+ B, )?code \d+ B", lines[0])
+    assert found, lines[0]
+    plan = json.loads((build.build_dir / "micro_relay" / model / f"{model}.plan.json").read_text())
+    assert f"model {model}: arena {plan['arena_bytes']} B" in lines[0]
+    # one weights figure: the plan's and the linked image's, the same arrays, part by part
+    assert int(found.group(3)) == plan["weights_bytes"]
+    parts = ", ".join(f"{part} {plan['weights'][part]} B" for part in ("weights", "biases", "requantization", "tables")
+                      if plan["weights"][part])
+    assert f"weights {plan['weights_bytes']} B ({parts})" in lines[0]
 
 
 def _linker_bytes(log: str, region: str) -> int | None:

@@ -9,6 +9,11 @@ model's share by symbol (arena, weights, code), and exit status 1. Bad input: on
 `error: <what> (<where>)` and exit status 2.
 
 Sizes are bytes, or a number with K/KiB (1024) or M/MiB, e.g. --ram 64K.
+
+With --withdraw-images (the Zephyr module's post-link check passes it), an image over budget leaves nothing
+to flash: the images beside the ELF that the build made from it (zephyr.hex, .bin, .uf2, .s19, .exe, signed
+ones) are removed, and the ELF itself is renamed NAME.elf.over-budget, for inspection. `west flash`, a run
+target or a CI step that collects images then finds none, and the next build links and checks again.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model name (C prefix) to attribute; repeat or comma-separate; "
                              "default: every model found in the image")
     parser.add_argument("--output", help="also write the report to this file")
+    parser.add_argument("--withdraw-images", action="store_true",
+                        help="over budget: remove the images made from the ELF (.hex, .bin, .uf2, .s19, .exe) and "
+                             "rename the ELF NAME.elf.over-budget")
     parser.add_argument("--always-succeed", action="store_true",
                         help="exit 0 even when over budget (for tests that check the report)")
 
@@ -91,7 +99,30 @@ def run(args) -> int:
     (sys.stdout if verdict.ok else sys.stderr).write(verdict.text)
     if verdict.ok or args.always_succeed:
         return 0
+    if args.withdraw_images:
+        sys.stderr.write(withdraw_images(Path(elf)) + "\n")
     return EXIT_OVER_BUDGET
+
+
+IMAGE_SUFFIXES = (".hex", ".bin", ".uf2", ".s19", ".exe", ".strip", ".signed.hex", ".signed.bin", ".signed.confirmed.hex",
+                  ".signed.confirmed.bin", ".signed.encrypted.bin")
+OVER_BUDGET_SUFFIX = ".over-budget"
+
+
+def withdraw_images(elf: Path) -> str:
+    """Remove the images made from `elf` and rename it NAME.elf.over-budget; the line that says what was done."""
+    stem = elf.name[:-len(".elf")] if elf.name.endswith(".elf") else elf.stem
+    removed = []
+    for suffix in IMAGE_SUFFIXES:
+        image = elf.with_name(stem + suffix)
+        if image.is_file():
+            image.unlink()
+            removed.append(image.name)
+    kept = elf.with_name(elf.name + OVER_BUDGET_SUFFIX)
+    if elf.is_file():
+        elf.replace(kept)
+    said = f"removed {', '.join(removed)}; " if removed else ""
+    return f"  nothing left to flash: {said}{elf.name} renamed {kept.name} ({elf.parent})"
 
 
 def main(argv: list[str] | None = None) -> int:

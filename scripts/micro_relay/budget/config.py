@@ -18,7 +18,8 @@ The budget YAML, validated with pykwalify against SCHEMA:
         flash: 64K
 
 A board target (nrf5340dk/nrf5340/cpuapp) looks for its own entry first, then for its board name
-(nrf5340dk), then for `default`.
+(nrf5340dk), then for `default`. An entry may also name memory regions of their own (a CCM, an external
+flash), each held against its own size: budget/regions.py.
 """
 
 from __future__ import annotations
@@ -34,9 +35,14 @@ KIB = 1024
 _SIZE = re.compile(r"^\s*([0-9]+)\s*(?:(k|kb|kib)|(m|mb|mib)|(b))?\s*$", re.IGNORECASE)
 _SIZE_PATTERN = r"^\s*[0-9]+\s*([kKmM]([bB]|i[bB])?|[bB])?\s*$"
 
+_REGION = {"type": "map", "mapping": {
+    "address": {"type": "int", "required": True, "range": {"min": 0}},
+    "size": {"type": "str", "pattern": _SIZE_PATTERN, "required": True},
+}}
 _LIMITS = {"type": "map", "mapping": {
     "ram": {"type": "str", "pattern": _SIZE_PATTERN},
     "flash": {"type": "str", "pattern": _SIZE_PATTERN},
+    "regions": {"type": "map", "mapping": {"regex;(^[A-Za-z_][A-Za-z0-9_.-]*$)": _REGION}},  # budget/regions.py
 }}
 
 SCHEMA = {
@@ -60,6 +66,7 @@ class Budget:
     board: str | None
     ram: Limit | None
     flash: Limit | None
+    regions: tuple = ()  # regions.Region: named memory regions, each against its own size
 
 
 def parse_size(text, where: str) -> int:
@@ -139,7 +146,7 @@ def load_budget_yaml(path: str | Path) -> dict:
 
 def _sizes_as_text(data):
     if isinstance(data, dict):
-        return {k: (str(v) if k in ("ram", "flash") and type(v) is int else _sizes_as_text(v))
+        return {k: (str(v) if k in ("ram", "flash", "size") and type(v) is int else _sizes_as_text(v))
                 for k, v in data.items()}
     return data
 
@@ -172,6 +179,7 @@ def resolve_budget(board: str | None = None, kconfig: dict | None = None, yaml_p
     kconfig = kconfig or {}
     board = board or kconfig.get("CONFIG_BOARD_TARGET") or kconfig.get("CONFIG_BOARD") or None
     candidates: dict[str, list[Limit]] = {"ram": [], "flash": []}
+    regions = []
 
     for region, name in (("ram", "CONFIG_SRAM_SIZE"), ("flash", "CONFIG_FLASH_SIZE"),
                          ("ram", "CONFIG_MICRO_RELAY_RAM_BUDGET_KB"),
@@ -191,6 +199,12 @@ def resolve_budget(board: str | None = None, kconfig: dict | None = None, yaml_p
                 if region in entry:
                     where = f"{Path(yaml_path).name} {key}.{region}"
                     candidates[region].append(Limit(parse_size(entry[region], where), f"{where}={entry[region]}"))
+            from .regions import Region
+
+            for name, region in (entry.get("regions") or {}).items():
+                where = f"{Path(yaml_path).name} {key}.regions.{name}"
+                regions.append(Region(name, region["address"], parse_size(region["size"], where),
+                                      f"{where}.size={region['size']}"))
 
     for region, text in (("ram", ram), ("flash", flash)):
         if text is not None:
@@ -199,4 +213,4 @@ def resolve_budget(board: str | None = None, kconfig: dict | None = None, yaml_p
     def tightest(limits: list[Limit]) -> Limit | None:
         return min(limits, key=lambda limit: limit.bytes) if limits else None  # first wins a tie
 
-    return Budget(board, tightest(candidates["ram"]), tightest(candidates["flash"]))
+    return Budget(board, tightest(candidates["ram"]), tightest(candidates["flash"]), tuple(regions))

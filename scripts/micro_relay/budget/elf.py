@@ -37,6 +37,7 @@ class Section:
     size: int
     ram: bool
     flash: bool
+    address: int = 0  # where it runs (sh_addr): what places it in a named memory region (regions.py)
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class ElfImage:
         symtab = None
         for index, section in enumerate(elf.iter_sections()):
             ram, flash = classify(section["sh_type"], section["sh_flags"])
-            entry = Section(section.name, section["sh_size"], ram, flash)
+            entry = Section(section.name, section["sh_size"], ram, flash, section["sh_addr"])
             by_index[index] = entry
             if section["sh_size"] and (ram or flash):
                 sections.append(entry)

@@ -1,23 +1,30 @@
 """Judge an image against a budget and say what the models take of it.
 
 A model compiled under the name NAME defines every symbol it owns with the prefix NAME_: the arena
-(NAME_arena), the constant weights and quantization parameters (NAME_w*, NAME_k*, NAME_p*, ...) and the
-functions (NAME_invoke, NAME_input, ...). The runtime kernels the models share are the mr_* symbols. A
+(NAME_arena), its constants (NAME_w*, NAME_b*, NAME_q*, NAME_k*: codegen/constants.py), its kernels'
+parameter structs (NAME_p*) and the functions (NAME_invoke, NAME_input, ...). The runtime kernels the models share are the mr_* symbols. A
 symbol is the model's whose name is the longest that prefixes it, so models `kws` and `kws_small` can live
-in one image. Models are named by the caller; when none is named, a model is any NAME with the functions
-NAME_invoke, NAME_input and NAME_output.
+in one image. Models are named by the caller; when none is named, they are found by their functions
+(detect_models).
 
 Each model's share is split into:
 - arena: NAME_arena (RAM);
 - data: its other symbols in RAM;
-- weights: its data in Flash only (constant tensors and parameters);
+- weights: its constant arrays in Flash, split as NAME.plan.json's `weights` entry splits them (weights,
+  biases, requantization, tables), so the two figures are one: the same arrays, summed;
+- params: its parameter structs (their size is the C compiler's, known only here);
 - code: its functions.
+
+A failure ends with a hint: what to try for the region that is over (hint_lines, also printed by the
+generator's own check before the link, budget/before_link.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
+from ..codegen.constants import PART_OF_PREFIX, PARTS as WEIGHT_PARTS
 from .config import Budget, Limit
 from .elf import FLASH, RAM, ElfImage, Symbol
 
@@ -63,23 +70,31 @@ def size_text(n: int) -> str:
 
 
 def detect_models(symbols) -> list[str]:
-    names = {s.name for s in symbols if s.is_code}
-    models = []
+    """Every NAME with the functions NAME_invoke, NAME_input and NAME_output; or with NAME_invoke_with, or
+    NAME_invoke and the data NAME_arena, which stay when the linker drops the accessors an application does not
+    call (and the compiler inlines NAME_invoke_with into NAME_invoke)."""
+    names = {s.name.split(".")[0] for s in symbols if s.is_code}  # kws_invoke_with.part.0 is kws_invoke_with
+    data = {s.name for s in symbols if not s.is_code}
+    models = set()
     for name in names:
-        if name.endswith("_invoke"):
+        if name.endswith("_invoke_with") and len(name) > len("_invoke_with"):
+            models.add(name[: -len("_invoke_with")])
+        elif name.endswith("_invoke"):
             stem = name[: -len("_invoke")]
-            if stem and f"{stem}_input" in names and f"{stem}_output" in names:
-                models.append(stem)
+            if stem and ((f"{stem}_input" in names and f"{stem}_output" in names) or f"{stem}_arena" in data):
+                models.add(stem)
     return sorted(models)
 
 
 class BudgetJudge:
     """Holds an ElfImage against a Budget; `verdict()` gives pass or fail and the report lines."""
 
-    PARTS = ("arena", "data", "weights", "code")
+    PARTS = ("arena", "data", "weights", "params", "code")
 
     def __init__(self, image: ElfImage, budget: Budget, models=None):
-        self.image = image
+        from .regions import place
+
+        self.image, self.placed = place(image, budget.regions)  # sections in named regions leave RAM/Flash
         self.budget = budget
         symbols = image.symbols or ()
         self.models = sorted(set(models)) if models else detect_models(symbols)
@@ -99,7 +114,9 @@ class BudgetJudge:
             return "code"
         if symbol.name == f"{model}_arena":
             return "arena"
-        return "data" if symbol.ram else "weights"
+        if symbol.ram:
+            return "data"
+        return "params" if constant_part(model, symbol.name) == "params" else "weights"
 
     def _over(self, region: str) -> tuple[int, Limit] | None:
         limit = self.budget.ram if region == RAM else self.budget.flash
@@ -108,9 +125,21 @@ class BudgetJudge:
             return used - limit.bytes, limit
         return None
 
+    def _region_use(self, region) -> int:
+        return sum(s.size for s in self.placed.get(region.name, ()))
+
+    def _regions_over(self) -> list:
+        return [r for r in self.budget.regions if self._region_use(r) > r.size]
+
+    def _region_text(self, region) -> str:
+        used = self._region_use(region)
+        listed = ", ".join(f"{s.name} {s.size} B" for s in sorted(self.placed[region.name], key=lambda s: -s.size)[:4])
+        return f"{region.name} {used} B of {region.size} B ({100.0 * used / region.size:.1f}%)" + \
+            (f": {listed}" if listed else "")
+
     def verdict(self) -> Verdict:
         over = {r: self._over(r) for r in (RAM, FLASH)}
-        if not any(over.values()):
+        if not any(over.values()) and not self._regions_over():
             return Verdict(True, (self.summary_line(),))
         return Verdict(False, tuple(self.failure_lines(over)))
 
@@ -131,11 +160,13 @@ class BudgetJudge:
     def _model_brief(self, share: Share) -> str:
         if not share.parts:
             return f"{share.owner}: no symbols in the image"
-        parts = [f"{p} {share.bytes(p)} B" for p in self.PARTS if p != "data" or share.bytes(p)]
+        parts = [f"{p} {share.bytes(p)} B{_weights_split(share) if p == 'weights' else ''}"
+                 for p in self.PARTS if p not in ("data", "params") or share.bytes(p)]
         return f"{share.owner}: " + ", ".join(parts)
 
     def summary_line(self) -> str:
         line = f"micro-relay budget: {self._board()}: {self._usage(RAM)}, {self._usage(FLASH)}"
+        line += "".join(f", {self._region_text(r).split(':')[0]}" for r in self.budget.regions)
         if self.image.stripped:
             return line + "; no symbol table, model share unknown"
         if self.models:
@@ -166,6 +197,10 @@ class BudgetJudge:
             title = _REGION_TITLE[region]
             lines.append(f"error: {title} over budget on {self._board()}: {used} B used, budget {limit.bytes} B "
                          f"({limit.source}), {excess} B over ({self.image.path})")
+        for region in self._regions_over():
+            used = self._region_use(region)
+            lines.append(f"error: region {region.name} over budget on {self._board()}: {used} B used, size "
+                         f"{region.size} B ({region.source}), {used - region.size} B over ({self.image.path})")
         for region in (RAM, FLASH):
             sections = self._section_groups(region)
             listed = ", ".join(f"{name} {size} B" for name, size in sections[:6])
@@ -173,6 +208,10 @@ class BudgetJudge:
             limit = self.budget.ram if region == RAM else self.budget.flash
             state = "OVER, " if over[region] else ("within budget, " if limit else "")
             lines.append(f"  {self._usage(region)}, {state}sections: {listed or '-'}{more}")
+        for region in self.budget.regions:
+            state = "OVER" if region in self._regions_over() else "within its size"
+            lines.append(f"  region {self._region_text(region).replace(':', f', {state}, sections:', 1)}"
+                         if self.placed[region.name] else f"  region {self._region_text(region)}, {state}")
         if self.image.stripped:
             lines.append("  no symbol table (stripped ELF): the models' share is unknown")
             return lines
@@ -183,13 +222,50 @@ class BudgetJudge:
             lines.append(f"  model {model}: RAM {share.region_bytes(RAM)} B, Flash {share.region_bytes(FLASH)} B")
             for part in self.PARTS:
                 symbols = share.parts.get(part, [])
-                if symbols or part != "data":
-                    lines.append(f"    {part} {share.bytes(part)} B: {_symbol_list(symbols)}")
+                if symbols or part not in ("data", "params"):
+                    split = _weights_split(share) if part == "weights" else ""
+                    lines.append(f"    {part} {share.bytes(part)} B{split}: {_symbol_list(symbols)}")
         if self.runtime.parts:
             lines.append(f"  runtime (mr_*): RAM {self.runtime.region_bytes(RAM)} B, "
                          f"Flash {self.runtime.region_bytes(FLASH)} B: "
                          f"{_symbol_list(self.runtime.parts.get('code', []) + self.runtime.parts.get('data', []))}")
+        lines += hint_lines(region for region in (RAM, FLASH) if over[region])
         return lines
+
+
+def constant_part(model: str, symbol_name: str) -> str | None:
+    """The part (codegen/constants.py) a model's constant symbol holds, from its name; None for another name."""
+    match = re.fullmatch(rf"{re.escape(model)}_([a-z])[0-9]+", symbol_name)
+    return PART_OF_PREFIX.get(match.group(1)) if match else None
+
+
+def weight_parts(share: Share) -> dict[str, int]:
+    """Bytes of the model's weights by part, in NAME.plan.json's order; a name of no part counts as `other`."""
+    parts = dict.fromkeys(WEIGHT_PARTS, 0)
+    for symbol in share.parts.get("weights", ()):
+        part = constant_part(share.owner, symbol.name) or "other"
+        parts[part] = parts.get(part, 0) + symbol.size
+    return parts
+
+
+def _weights_split(share: Share) -> str:
+    """' (weights 24368 B, biases 2352 B, requantization 4616 B)': the nonzero parts, when there are two or more."""
+    shown = [f"{part} {size} B" for part, size in weight_parts(share).items() if size]
+    return f" ({', '.join(shown)})" if len(shown) > 1 else ""
+
+
+HINTS = {
+    RAM: "hint: RAM: a smaller arena: `OPTIONS --target generic` (no DSP scratch), a smaller input, an int8 "
+         "model (`--quantize int8` for a float one); the arena in another RAM bank (`--arena-section`); "
+         "or a board with more RAM",
+    FLASH: "hint: Flash: fewer or narrower weights: an int8 model (`--quantize int8` for a float one), a "
+           "smaller model; CONFIG_SIZE_OPTIMIZATIONS=y for the rest of the image; or a board with more flash",
+}
+
+
+def hint_lines(regions) -> list[str]:
+    """One line per region over budget: what to try."""
+    return [f"  {HINTS[region]}" for region in regions]
 
 
 def _symbol_list(symbols: list[Symbol], most: int = 4) -> str:

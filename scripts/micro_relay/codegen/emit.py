@@ -27,6 +27,7 @@ from ..lower import Lowered
 from ..plan.memory_plan import MemoryPlan
 from .arrays import render_array
 from .c_text import c_comment
+from .constants import DERIVED_PREFIX, PARAMETER_PREFIX, TENSOR_PREFIX, FlashConstants, bias_constants
 from .crt import crt_abi_version
 from . import guards as guards_c
 from . import state as state_c
@@ -59,6 +60,9 @@ class EmitContext:
     declarations: list[str] = field(default_factory=list)
     constant_names: dict[str, str] = field(default_factory=dict)
     counter: int = 0
+    flash: FlashConstants = field(default_factory=FlashConstants)
+    biases: frozenset[str] | None = None  # the constants read as a bias (constants.bias_constants), found once
+    weights_section: str | None = None  # the linker section of the constant arrays (None: the compiler's .rodata)
 
     def _fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -73,11 +77,16 @@ class EmitContext:
             return state_c.tensor_pointer(self.graph, self.plan, tensor)
         if t.is_constant:
             if tensor not in self.constant_names:
-                ident = self._fresh("w")
+                if self.biases is None:
+                    self.biases = bias_constants(self.graph)
+                bias = tensor in self.biases
+                ident = self._fresh(TENSOR_PREFIX["biases" if bias else "weights"])
                 self.constant_names[tensor] = ident
+                self.flash.add("biases" if bias else "weights", max(t.type.size, 1) * t.type.dtype.itemsize)
                 self.declarations.append("".join((
                     f"/* {c_comment(tensor)}: {t.type.dtype.value}{list(t.type.shape)} */\n"
-                    f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN}) = ",
+                    f"static const {t.type.dtype.c_type} {ident}[{max(t.type.size, 1)}] MR_ALIGNED({WEIGHT_ALIGN})"
+                    f"{self._section()} = ",
                     render_array(t.data, t.type.dtype), ";")))
             return self.constant_names[tensor]
         return f"(({t.type.dtype.c_type} *)({ARENA_BASE} + {self.plan.tensor_offset(tensor)}))"
@@ -88,19 +97,25 @@ class EmitContext:
             raise AssertionError("kernel asked for scratch its op did not plan")
         return f"((void *)({ARENA_BASE} + {offset}))"
 
-    def const_array(self, values, c_type: str) -> str:
+    def const_array(self, values, c_type: str, part: str = "tables") -> str:
+        """Declare a constant array the compiler derived; `part` (constants.DERIVED_PREFIX) says what it holds."""
         values = np.asarray(values)
         dtype = {"int32_t": DType.INT32, "int16_t": DType.INT16, "int8_t": DType.INT8, "float": DType.FLOAT32,
                  "int64_t": DType.INT64, "uint8_t": DType.UINT8}[c_type]
-        ident = self._fresh("k")
+        ident = self._fresh(DERIVED_PREFIX[part])
+        self.flash.add(part, max(values.size, 1) * dtype.itemsize)
         self.declarations.append(
-            f"static const {c_type} {ident}[{max(values.size, 1)}] = {render_array(values, dtype)};"
+            f"static const {c_type} {ident}[{max(values.size, 1)}]{self._section()} = {render_array(values, dtype)};"
         )
         return ident
 
+    def _section(self) -> str:
+        return f' MR_SECTION("{self.weights_section}")' if self.weights_section else ""
+
     def params(self, struct_type: str, fields: dict) -> str:
         """Declare a constant parameter struct; returns a pointer expression to it."""
-        ident = self._fresh("p")
+        ident = self._fresh(PARAMETER_PREFIX)
+        self.flash.parameter_structs += 1
         body = ",\n".join(f"    .{key} = {value}" for key, value in fields.items())
         self.declarations.append(f"static const {struct_type} {ident} = {{\n{body}\n}};")
         return f"&{ident}"
@@ -252,14 +267,17 @@ class EmittedModel:
     files: dict[str, str]  # NAME.h and NAME.c
     kernels: tuple[str, ...]  # runtime sources crt/src/mr_<kernel>.c the model calls, in first-call order
     adapters: tuple[str, ...]  # CMSIS-NN adapters crt/cmsis_nn/mr_cmsis_<adapter>.c it calls, sorted
+    flash: FlashConstants = field(default_factory=FlashConstants)  # the constants NAME.c puts in flash
 
 
-def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-                arena_section: str | None = None) -> tuple[str, list[str], list[str]]:
-    """The model's .c text, the runtime kernel names it calls and the CMSIS-NN adapters it calls."""
+def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str, arena_section: str | None = None,
+                weights_section: str | None = None) -> tuple[str, list[str], list[str], FlashConstants]:
+    """The model's .c text, the runtime kernel names it calls, the CMSIS-NN adapters it calls and the constants
+    it declares."""
     graph = lowered.graph
     macro = name.upper()
-    ctx = EmitContext(name, graph, plan)
+    ctx = EmitContext(name, graph, plan, weights_section=weights_section)
+    ctx.flash.section = weights_section
     calls: list[str] = []
     kernels: list[str] = []
     adapters: set[str] = set()
@@ -348,12 +366,14 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         pieces += ["\n\n", declaration] if index else [declaration]
     pieces += ["\n", "\n".join(tail)]
     ctx.declarations.clear()
-    return "".join(pieces), kernels, sorted(adapters)
+    return "".join(pieces), kernels, sorted(adapters), ctx.flash
 
 
-def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-               arena_section: str | None = None) -> EmittedModel:
-    """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call."""
-    source_text, kernels, adapters = emit_source(name, lowered, plan, source, arena_section)
+def emit_model(name: str, lowered: Lowered, plan: MemoryPlan, source: str, arena_section: str | None = None,
+               weights_section: str | None = None) -> EmittedModel:
+    """NAME.h and NAME.c of a lowered, planned graph, with the runtime sources and adapters they call.
+    weights_section: the linker section of the weights, biases, requantization arrays and tables (codegen/
+    constants.py), e.g. one a linker script places in external flash; the parameter structs stay in .rodata."""
+    source_text, kernels, adapters, flash = emit_source(name, lowered, plan, source, arena_section, weights_section)
     files = {f"{name}.h": emit_header(name, lowered.graph, plan, source), f"{name}.c": source_text}
-    return EmittedModel(files, tuple(kernels), tuple(adapters))
+    return EmittedModel(files, tuple(kernels), tuple(adapters), flash)

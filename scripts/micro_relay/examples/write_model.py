@@ -6,6 +6,9 @@
 Models (generated here, nothing downloaded):
   sine  1-16-16-1 int8 network trained on sin(x), x in [0, 2π] (examples/sine_model.py)
   kws   DS-CNN-shaped int8 keyword-spotting network with seeded weights (examples/kws_model.py)
+  wide  one int8 dense layer with 320 KiB of weights, too large for a 256 KiB board (examples/wide_model.py;
+        no vectors: it is compiled, never run)
+  snug  the same with 250 KiB of weights: fits a 256 KiB board alone, not with the firmware
 
 The vectors header holds fixed test inputs and, for each, the outputs of the numpy reference interpreter
 (micro_relay.reference.run) on the compiled graph: what a device running the generated C must print. The
@@ -42,7 +45,19 @@ def _kws() -> bytes:
     return build_kws_model()
 
 
-MODELS = {"sine": _sine, "kws": _kws}
+def _wide() -> bytes:
+    from .wide_model import build_wide_model
+
+    return build_wide_model()
+
+
+def _snug() -> bytes:
+    from .wide_model import SNUG_UNITS, build_wide_model
+
+    return build_wide_model(units=SNUG_UNITS)
+
+
+MODELS = {"sine": _sine, "kws": _kws, "wide": _wide, "snug": _snug}
 
 
 def _quantize(values: np.ndarray, scale: float, zero_point: int, dtype: np.dtype) -> np.ndarray:
@@ -81,6 +96,9 @@ def _c_array(values: np.ndarray) -> str:
 def vectors_header(kind: str, name: str, model_path: Path) -> str:
     from ..compiler import prepare_graph
     from ..reference import run
+
+    if kind not in INPUTS:
+        raise CompileError(f"the {kind} model has no test vectors (it is compiled, never run)", "--vectors")
 
     graph = prepare_graph(model_path)
     if len(graph.inputs) != 1 or len(graph.outputs) != 1:

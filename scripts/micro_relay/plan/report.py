@@ -11,6 +11,8 @@
 - the nodes the plan made free (free_nodes): slices that are views, concatenations written in place;
 - which order and planner won, and what every candidate order gave ("<order> (copies)": the same order
   with slices and concatenations copied);
+- the weights: the bytes of the constant arrays the emitted C puts in flash, by part (codegen/constants.py;
+  the budget check's weights figure is the same sum of the same arrays), when the caller has emitted the C;
 - the target (target/) and the kernel backend asked for;
 - per node its op, MAC count and kernel: {backend: the loop structure it takes for the node's shapes}
   (Kernel.report), with, where a preferred backend refused the node, why (under that backend's name);
@@ -24,6 +26,7 @@
 
 from __future__ import annotations
 
+from ..codegen.constants import FlashConstants
 from ..ir.registry import get_op
 from ..lower import Lowered, LoweredNode, as_lowered
 from .buffers import in_arena, overlap_pairs, peak_step, tensor_lifetimes
@@ -61,7 +64,7 @@ def free_nodes(graph, plan: MemoryPlan) -> list[dict]:
 
 
 def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-                room: tuple[RoomChoice, ...] = ()) -> dict:
+                room: tuple[RoomChoice, ...] = (), flash: FlashConstants | None = None) -> dict:
     lowered = as_lowered(lowered)  # a bare graph: lowered for the default target
     graph = lowered.graph
     life = tensor_lifetimes(graph, plan.order)
@@ -99,7 +102,6 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         shared = max(0, min(at_out + out.size, at_in + inp.size) - max(at_out, at_in))
         overlaps.append({"output": out.name, "input": inp.name, "step": out.first, "delta": delta,
                          "offset_difference": at_out - at_in, "shared_bytes": shared})
-    weights = sum(t.type.nbytes for t in graph.tensors.values() if t.is_constant)
     scratch = lowered.scratch() if room else {}
     room_entries = [{"node": c.node, "name": graph.nodes[c.node].name, "variant": c.variant,
                      "scratch_bytes": scratch.get(c.node, 0), "estimated_saving": c.saving,
@@ -124,7 +126,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "candidates": [{"order": c.order_name, "planner": c.planner, "arena_bytes": c.arena_bytes,
                         "lower_bound_bytes": c.lower_bound, **({"same_as": c.same_as} if c.same_as else {})}
                        for c in plan.tried],
-        "weights_bytes": weights,
+        **({"weights_bytes": flash.total, "weights": flash.report()} if flash is not None else {}),
         "macs": total_macs,
         "estimated_instructions": total_estimate,
         "room": room_entries,

@@ -5,7 +5,8 @@
 
 The report must name the board, both budgets with their source, the totals and the excess (total minus
 budget), and the model's share: its arena (the size the compiler planned, read from the plan report),
-its weights and its code, and the runtime's kernels.
+its weights (the plan report's weights_bytes: one figure), its code, the runtime's kernels, and a hint
+for each region over budget.
 """
 
 import argparse
@@ -14,7 +15,7 @@ import re
 import sys
 
 
-def check(report: str, board: str, arena: int) -> list[str]:
+def check(report: str, board: str, arena: int, weights_bytes: int) -> list[str]:
     problems = []
     lines = report.splitlines()
 
@@ -37,9 +38,11 @@ def check(report: str, board: str, arena: int) -> list[str]:
     need(r"^  Flash \d+ B of 4096 B \(\d+\.\d%\), OVER, sections: ", "Flash sections")
     need(r"^  model sine: RAM \d+ B, Flash \d+ B$", "model share")
     need(rf"^    arena {arena} B: sine_arena {arena} B$", "arena")
-    weights = need(r"^    weights (\d+) B: sine_\w+ \d+ B", "weights")
-    if weights and int(weights.group(1)) <= 0:
-        problems.append("weights are 0 B")
+    weights = need(r"^    weights (\d+) B( \([a-z]+ \d+ B(, [a-z]+ \d+ B)*\))?: sine_\w+ \d+ B", "weights")
+    if weights and int(weights.group(1)) != weights_bytes:
+        problems.append(f"weights {weights.group(1)} B are not the plan's weights_bytes {weights_bytes}")
+    need(r"^  hint: RAM: ", "RAM hint")
+    need(r"^  hint: Flash: ", "Flash hint")
     need(r"^    code \d+ B: .*sine_invoke \d+ B", "code")
     need(r"^  runtime \(mr_\*\): .*mr_dense\w* \d+ B", "runtime kernels")
     if sum(line.startswith("error:") for line in lines) != 2:
@@ -56,8 +59,8 @@ def main(argv=None) -> int:
     with open(args.report, encoding="utf-8") as handle:
         report = handle.read()
     with open(args.plan, encoding="utf-8") as handle:
-        arena = json.load(handle)["arena_bytes"]
-    problems = check(report, args.board, arena)
+        plan = json.load(handle)
+    problems = check(report, args.board, plan["arena_bytes"], plan["weights_bytes"])
     for problem in problems:
         print(f"validate_budget_output: {problem}", file=sys.stderr)
     if problems:

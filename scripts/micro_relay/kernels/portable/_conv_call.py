@@ -25,8 +25,9 @@ def emit_call(ctx, node, p: dict, function: str, bias_expr: str | None = None, s
     else:
         folded = p.get("folded_bias") if folded_bias else None
         fields.update(in_zp=p["in_zp"], out_zp=p["out_zp"], act_min=p["act_min"], act_max=p["act_max"],
-                      mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
-                      folded_bias="NULL" if folded is None else ctx.const_array(folded, "int32_t"))
+                      mult=ctx.const_array(p["mult"], "int32_t", "requantization"),
+                      shift=ctx.const_array(p["shift"], "int32_t", "requantization"),
+                      folded_bias="NULL" if folded is None else ctx.const_array(folded, "int32_t", "biases"))
         if scratch_bytes:
             fields["scratch_bytes"] = scratch_bytes
         if p.get("single"):

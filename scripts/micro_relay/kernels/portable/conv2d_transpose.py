@@ -30,6 +30,6 @@ class PortableConv2DTranspose(Kernel):
         bias = node.inputs[2] if len(node.inputs) > 2 else ""
         bias_expr = None
         if bias and ctx.graph.type_of(bias).dtype == DType.INT16:  # widened once here, not on every call
-            bias_expr = ctx.const_array(ctx.graph.constant(bias).astype(np.int64), "int64_t")
+            bias_expr = ctx.const_array(ctx.graph.constant(bias).astype(np.int64), "int64_t", "biases")
         return emit_call(ctx, node, p, function_name("mr_conv2d_transpose", p), bias_expr,
                          scratch_arg="planned" if p["kind"] != "f32" else None)

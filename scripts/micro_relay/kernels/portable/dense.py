@@ -22,11 +22,12 @@ def emit_dense(ctx, node, p: dict, function: str, folded_bias: bool = True, requ
     else:
         fields.update(in_zp=p["in_zp"], w_zp=p["w_zp"], out_zp=p["out_zp"], act_min=p["act_min"],
                       act_max=p["act_max"], per_channel=int(len(p["mult"]) > 1),
-                      mult=ctx.const_array(p["mult"], "int32_t"), shift=ctx.const_array(p["shift"], "int32_t"),
-                      folded_bias=ctx.const_array(p["folded_bias"], "int32_t")
+                      mult=ctx.const_array(p["mult"], "int32_t", "requantization"),
+                      shift=ctx.const_array(p["shift"], "int32_t", "requantization"),
+                      folded_bias=ctx.const_array(p["folded_bias"], "int32_t", "biases")
                       if "folded_bias" in p and folded_bias else "NULL")
         if requant is not None:
-            fields["requant"] = ctx.const_array(requant, "int32_t")
+            fields["requant"] = ctx.const_array(requant, "int32_t", "requantization")
         fields.update(single_rounding_field(p))
     params = ctx.params(f"mr_dense_{'f32' if p['kind'] == 'f32' else 'q'}_params", fields)
     return (f"{function}({params}, {ctx.tensor(data)}, {ctx.tensor(weight)}, {ctx.tensor(bias)}, "

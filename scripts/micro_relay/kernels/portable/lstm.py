@@ -44,7 +44,7 @@ class PortableLstm(Kernel):
             fields.update({k: p[k] for k in _Q_FIELDS})
             fields["sigmoid_table"] = ctx.const_array(L.c_sigmoid_table(), "int16_t")
             folded = p.get("folded_bias")
-            fields["folded_bias"] = "NULL" if folded is None else ctx.const_array(folded.ravel(), "int32_t")
+            fields["folded_bias"] = "NULL" if folded is None else ctx.const_array(folded.ravel(), "int32_t", "biases")
             struct, cell = "mr_lstm_q_params", "int16_t"
         weight_type, bias_type = _C_TYPES[p["kind"]]
         t = node.inputs

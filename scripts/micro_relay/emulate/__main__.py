@@ -1,0 +1,5 @@
+import sys
+
+from .qemu import main
+
+sys.exit(main())
