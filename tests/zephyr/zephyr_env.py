@@ -66,13 +66,7 @@ def board_env(board: str) -> dict[str, str]:
             pytest.skip("this Zephyr has no mps2/an386 board")
         if shutil.which("qemu-system-arm") is None:
             pytest.skip("qemu-system-arm is not installed")
-        if env.get("ZEPHYR_TOOLCHAIN_VARIANT", "host") == "host":
-            gcc = shutil.which("arm-none-eabi-gcc")
-            if gcc is None:
-                pytest.skip("arm-none-eabi-gcc is not installed and ZEPHYR_TOOLCHAIN_VARIANT names no toolchain")
-            env["ZEPHYR_TOOLCHAIN_VARIANT"] = "gnuarmemb"
-            env.setdefault("GNUARMEMB_TOOLCHAIN_PATH", str(Path(gcc).resolve().parents[1]))
-        return env
+        return _arm_gcc_env(env)
     if board.split("/")[0] in HARDWARE_BOARDS:  # built, never run here: no emulator needed
         return _arm_gcc_env(env)
     pytest.skip(f"no toolchain setup known for board {board}")
