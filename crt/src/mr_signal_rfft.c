@@ -102,8 +102,9 @@ static void bfly2(int32_t *f0, int32_t *f1, const int32_t *w, int32_t q31)
     f0[1] = add(f0[1], t[1], q31);
 }
 
-/* the forward radix-4 butterfly of Fout[0], Fout[m], Fout[2m], Fout[3m] (f[0..3]), twiddles w[1..3] */
-static void bfly4(int32_t *f[4], const int32_t *w[4], int32_t q31)
+/* the radix-4 butterfly of Fout[0], Fout[m], Fout[2m], Fout[3m] (f[0..3]), twiddles w[1..3]; the inverse one
+ * rotates its m and 3m outputs the other way */
+static void bfly4(int32_t *f[4], const int32_t *w[4], int32_t q31, int32_t inverse)
 {
     int32_t s0[2], s1[2], s2[2], s3[2], s4[2], s5[2];
     int32_t q;
@@ -121,13 +122,13 @@ static void bfly4(int32_t *f[4], const int32_t *w[4], int32_t q31)
         f[2][q] = sub(f[0][q], s3[q], q31);
         f[0][q] = add(f[0][q], s3[q], q31);
     }
-    f[1][0] = add(s5[0], s4[1], q31);
-    f[1][1] = sub(s5[1], s4[0], q31);
-    f[3][0] = sub(s5[0], s4[1], q31);
-    f[3][1] = add(s5[1], s4[0], q31);
+    f[inverse ? 3 : 1][0] = add(s5[0], s4[1], q31);
+    f[inverse ? 3 : 1][1] = sub(s5[1], s4[0], q31);
+    f[inverse ? 1 : 3][0] = sub(s5[0], s4[1], q31);
+    f[inverse ? 1 : 3][1] = add(s5[1], s4[0], q31);
 }
 
-static void stages(const mr_signal_rfft_params *p, int32_t *buf, int32_t q31)
+static void stages(const mr_signal_rfft_params *p, int32_t *buf, int32_t q31, int32_t inverse)
 {
     int32_t s, base, u, q;
     for (s = 0; s < p->stages; ++s) {
@@ -144,7 +145,7 @@ static void stages(const mr_signal_rfft_params *p, int32_t *buf, int32_t q31)
                 if (radix == 2) {
                     bfly2(f[0], f[1], w[1], q31);
                 } else {
-                    bfly4(f, w, q31);
+                    bfly4(f, w, q31, inverse);
                 }
             }
         }
@@ -225,7 +226,7 @@ static void bfly2f(float *f0, float *f1, const float *w)
     f0[1] += t[1];
 }
 
-static void bfly4f(float *f[4], const float *w[4])
+static void bfly4f(float *f[4], const float *w[4], int32_t inverse)
 {
     float s0[2], s1[2], s2[2], s3[2], s4[2], s5[2];
     int32_t q;
@@ -240,13 +241,13 @@ static void bfly4f(float *f[4], const float *w[4])
         f[2][q] = f[0][q] - s3[q];
         f[0][q] += s3[q];
     }
-    f[1][0] = s5[0] + s4[1];
-    f[1][1] = s5[1] - s4[0];
-    f[3][0] = s5[0] - s4[1];
-    f[3][1] = s5[1] + s4[0];
+    f[inverse ? 3 : 1][0] = s5[0] + s4[1];
+    f[inverse ? 3 : 1][1] = s5[1] - s4[0];
+    f[inverse ? 1 : 3][0] = s5[0] - s4[1];
+    f[inverse ? 1 : 3][1] = s5[1] + s4[0];
 }
 
-static void stagesf(const mr_signal_rfft_params *p, float *buf)
+static void stagesf(const mr_signal_rfft_params *p, float *buf, int32_t inverse)
 {
     int32_t s, base, u, q;
     for (s = 0; s < p->stages; ++s) {
@@ -263,7 +264,7 @@ static void stagesf(const mr_signal_rfft_params *p, float *buf)
                 if (radix == 2) {
                     bfly2f(f[0], f[1], w[1]);
                 } else {
-                    bfly4f(f, w);
+                    bfly4f(f, w, inverse);
                 }
             }
         }
@@ -305,7 +306,7 @@ int mr_signal_rfft_f32(const mr_signal_rfft_params *p, const float *in, float *o
             scratch[2 * pos] = j < p->input_length ? x[j] : 0.0f;
             scratch[2 * pos + 1] = j + 1 < p->input_length ? x[j + 1] : 0.0f;
         }
-        stagesf(p, scratch);
+        stagesf(p, scratch, 0);
         splitf(p, scratch, y);
     }
     return MR_OK;
@@ -328,7 +329,7 @@ static void run(const mr_signal_rfft_params *p, const int16_t *i16, const int32_
             buf[2 * pos] = j < p->input_length ? sample(i16, i32, in_at + j) : 0;
             buf[2 * pos + 1] = j + 1 < p->input_length ? sample(i16, i32, in_at + j + 1) : 0;
         }
-        stages(p, buf, q31);
+        stages(p, buf, q31, 0);
         split(p, buf, o16 != NULL ? o16 + out_at : NULL, o32 != NULL ? o32 + out_at : NULL, q31);
     }
 }
@@ -342,5 +343,107 @@ int mr_signal_rfft_s16(const mr_signal_rfft_params *p, const int16_t *in, int16_
 int mr_signal_rfft_s32(const mr_signal_rfft_params *p, const int32_t *in, int32_t *out, int32_t *scratch)
 {
     run(p, NULL, in, NULL, out, scratch);
+    return MR_OK;
+}
+
+/* -- inverse: kiss_fftri. The bins of a row are merged into one half-length spectrum (tmp: the first 2n values
+ * of the scratch), gathered by the permutation into the work buffer (the next 2n), inverse-transformed there;
+ * the work buffer's (real, imag) pairs are the row's (even, odd) samples. */
+
+static void merge(const mr_signal_rfft_params *p, const int16_t *i16, const int32_t *i32, int32_t *tmp, int32_t q31)
+{
+    const int32_t n = p->n;
+    int32_t k, q;
+    int32_t dc[2];
+    dc[0] = add(sample(i16, i32, 0), sample(i16, i32, 2 * n), q31);
+    dc[1] = sub(sample(i16, i32, 0), sample(i16, i32, 2 * n), q31);
+    fixdiv(dc, 2, q31);
+    tmp[0] = dc[0];
+    tmp[1] = dc[1];
+    for (k = 1; k <= n / 2; ++k) {
+        int32_t fk[2], fnkc[2], fek[2], diff[2], fok[2];
+        fk[0] = sample(i16, i32, 2 * k);
+        fk[1] = sample(i16, i32, 2 * k + 1);
+        fnkc[0] = sample(i16, i32, 2 * (n - k));
+        fnkc[1] = sub(0, sample(i16, i32, 2 * (n - k) + 1), q31);
+        fixdiv(fk, 2, q31);
+        fixdiv(fnkc, 2, q31);
+        for (q = 0; q < 2; ++q) {
+            fek[q] = add(fk[q], fnkc[q], q31);
+            diff[q] = sub(fk[q], fnkc[q], q31);
+        }
+        cmul(fok, diff, p->super_twiddles + 2 * (k - 1), q31);
+        tmp[2 * k] = add(fek[0], fok[0], q31);
+        tmp[2 * k + 1] = add(fek[1], fok[1], q31);
+        tmp[2 * (n - k)] = sub(fek[0], fok[0], q31);
+        tmp[2 * (n - k) + 1] = sub(0, sub(fek[1], fok[1], q31), q31);
+    }
+}
+
+static void run_inverse(const mr_signal_rfft_params *p, const int16_t *i16, const int32_t *i32, int16_t *o16,
+                        int32_t *o32, int32_t *scratch)
+{
+    const int32_t q31 = p->bits == 32, n = p->n;
+    int32_t *tmp = scratch, *work = scratch + 2 * n;
+    int32_t frame, pos, j;
+    for (frame = 0; frame < p->frames; ++frame) {
+        const int32_t in_at = frame * 2 * (n + 1), out_at = frame * 2 * n;
+        merge(p, i16 != NULL ? i16 + in_at : NULL, i32 != NULL ? i32 + in_at : NULL, tmp, q31);
+        for (pos = 0; pos < n; ++pos) {
+            work[2 * pos] = tmp[2 * p->perm[pos]];
+            work[2 * pos + 1] = tmp[2 * p->perm[pos] + 1];
+        }
+        stages(p, work, q31, 1);
+        for (j = 0; j < 2 * n; ++j) {
+            put(o16 != NULL ? o16 + out_at : NULL, o32 != NULL ? o32 + out_at : NULL, j, work[j]);
+        }
+    }
+}
+
+int mr_signal_irfft_s16(const mr_signal_rfft_params *p, const int16_t *in, int16_t *out, int32_t *scratch)
+{
+    run_inverse(p, in, NULL, out, NULL, scratch);
+    return MR_OK;
+}
+
+int mr_signal_irfft_s32(const mr_signal_rfft_params *p, const int32_t *in, int32_t *out, int32_t *scratch)
+{
+    run_inverse(p, NULL, in, NULL, out, scratch);
+    return MR_OK;
+}
+
+int mr_signal_irfft_f32(const mr_signal_rfft_params *p, const float *in, float *out, float *scratch)
+{
+    const int32_t n = p->n;
+    float *tmp = scratch, *work = scratch + 2 * n;
+    int32_t frame, pos, k;
+    for (frame = 0; frame < p->frames; ++frame) {
+        const float *x = in + frame * 2 * (n + 1);
+        float *y = out + frame * 2 * n;
+        tmp[0] = x[0] + x[2 * n];
+        tmp[1] = x[0] - x[2 * n];
+        for (k = 1; k <= n / 2; ++k) {
+            float fek[2], diff[2], fok[2];
+            const float fk[2] = {x[2 * k], x[2 * k + 1]};
+            const float fnkc[2] = {x[2 * (n - k)], -x[2 * (n - k) + 1]};
+            fek[0] = fk[0] + fnkc[0];
+            fek[1] = fk[1] + fnkc[1];
+            diff[0] = fk[0] - fnkc[0];
+            diff[1] = fk[1] - fnkc[1];
+            cmulf(fok, diff, p->super_twiddles_f + 2 * (k - 1));
+            tmp[2 * k] = fek[0] + fok[0];
+            tmp[2 * k + 1] = fek[1] + fok[1];
+            tmp[2 * (n - k)] = fek[0] - fok[0];
+            tmp[2 * (n - k) + 1] = -(fek[1] - fok[1]);
+        }
+        for (pos = 0; pos < n; ++pos) {
+            work[2 * pos] = tmp[2 * p->perm[pos]];
+            work[2 * pos + 1] = tmp[2 * p->perm[pos] + 1];
+        }
+        stagesf(p, work, 1);
+        for (k = 0; k < 2 * n; ++k) {
+            y[k] = work[k] / (float)(2 * n); /* TFLite Micro's float kernel divides by fft_length */
+        }
+    }
     return MR_OK;
 }

@@ -170,6 +170,15 @@ def rfft_model(fft_length=512, shape=(400,), dtype="int16", t=None) -> bytes:
     return b.inputs(x).outputs(y).build()
 
 
+def irfft_model(fft_length=512, rows=(), dtype="int16", t=None, out_length=None) -> bytes:
+    """SignalIrfft: `dtype` [*rows, fft_length + 2] interleaved bins -> [*rows, fft_length] samples."""
+    b = TFLiteBuilder()
+    x = b.tensor("input", (*rows, fft_length + 2), dtype)
+    y = b.tensor("output", (*rows, fft_length if out_length is None else out_length), dtype)
+    b.custom_op("SignalIrfft", [x], [y], T=TFLITE_TYPES[dtype] if t is None else t, fft_length=fft_length)
+    return b.inputs(x).outputs(y).build()
+
+
 def extremes(shape, dtype: str, seed: int) -> np.ndarray:
     """Uniform noise over the whole type with its extremes mixed in (int16 or int32)."""
     info = np.iinfo(dtype)

@@ -1,4 +1,5 @@
-/* signal.rfft: TFLite Micro's SignalRfft, KissFFT's real FFT in Q15 (int16), Q31 (int32) or float. */
+/* signal.rfft and signal.irfft: TFLite Micro's SignalRfft and SignalIrfft, KissFFT's real FFT and its inverse in
+ * Q15 (int16), Q31 (int32) or float. */
 #ifndef MICRO_RELAY_SIGNAL_RFFT_H
 #define MICRO_RELAY_SIGNAL_RFFT_H
 
@@ -28,5 +29,11 @@ typedef struct {
 int mr_signal_rfft_s16(const mr_signal_rfft_params *p, const int16_t *in, int16_t *out, int32_t *scratch);
 int mr_signal_rfft_s32(const mr_signal_rfft_params *p, const int32_t *in, int32_t *out, int32_t *scratch);
 int mr_signal_rfft_f32(const mr_signal_rfft_params *p, const float *in, float *out, float *scratch);
+
+/* signal.irfft (TFLite Micro's SignalIrfft, kiss_fftri) with the inverse tables (the phases negated); input_length
+ * is unused. in: frames rows of n + 1 (real, imag) bins; out: frames rows of 2n samples; scratch: 4n values. */
+int mr_signal_irfft_s16(const mr_signal_rfft_params *p, const int16_t *in, int16_t *out, int32_t *scratch);
+int mr_signal_irfft_s32(const mr_signal_rfft_params *p, const int32_t *in, int32_t *out, int32_t *scratch);
+int mr_signal_irfft_f32(const mr_signal_rfft_params *p, const float *in, float *out, float *scratch);
 
 #endif

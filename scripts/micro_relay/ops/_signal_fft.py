@@ -62,27 +62,33 @@ def _table(phases, bits: int) -> np.ndarray:
                     dtype=np.int64)
 
 
-def twiddles(n: int, bits: int) -> np.ndarray:
-    """[n, 2] (cos, sin) of -2 pi i / n."""
-    return _table([-2 * PI_ALLOC * i / n for i in range(n)], bits)
+def _sign(inverse: bool) -> int:
+    """An inverse alloc negates every phase (kiss_fft_alloc and kiss_fftr_alloc: `phase *= -1`)."""
+    return -1 if inverse else 1
 
 
-def super_twiddles(n: int, bits: int) -> np.ndarray:
-    """[n / 2, 2]: kiss_fftr's twiddles that split the half-length FFT into the real FFT's bins."""
-    return _table([-PI_REAL * ((i + 1) / n + 0.5) for i in range(n // 2)], bits)
+def twiddles(n: int, bits: int, inverse: bool = False) -> np.ndarray:
+    """[n, 2] (cos, sin) of -2 pi i / n (+2 pi i / n for the inverse)."""
+    return _table([_sign(inverse) * (-2 * PI_ALLOC * i / n) for i in range(n)], bits)
+
+
+def super_twiddles(n: int, bits: int, inverse: bool = False) -> np.ndarray:
+    """[n / 2, 2]: kiss_fftr's twiddles that split the half-length FFT into the real FFT's bins (or, inverse,
+    merge the bins into one half-length FFT)."""
+    return _table([_sign(inverse) * (-PI_REAL * ((i + 1) / n + 0.5)) for i in range(n // 2)], bits)
 
 
 def float_table(phases) -> np.ndarray:
     return np.array([[math.cos(ph), math.sin(ph)] for ph in phases], dtype=np.float64).astype(np.float32)
 
 
-def float_twiddles(n: int) -> np.ndarray:
+def float_twiddles(n: int, inverse: bool = False) -> np.ndarray:
     """The float build's tables: (float) cos(phase) of the same double phases."""
-    return float_table([-2 * PI_ALLOC * i / n for i in range(n)])
+    return float_table([_sign(inverse) * (-2 * PI_ALLOC * i / n) for i in range(n)])
 
 
-def float_super_twiddles(n: int) -> np.ndarray:
-    return float_table([-PI_REAL * ((i + 1) / n + 0.5) for i in range(n // 2)])
+def float_super_twiddles(n: int, inverse: bool = False) -> np.ndarray:
+    return float_table([_sign(inverse) * (-PI_REAL * ((i + 1) / n + 0.5)) for i in range(n // 2)])
 
 
 class _Float:
@@ -139,8 +145,9 @@ class _Fixed:
         return self.wrap(a[0] - b[0]), self.wrap(a[1] - b[1])
 
 
-def _butterflies(fx, re, im, n: int, tw: np.ndarray):
-    """The stages over frames [frames, n] (int64: even Q31 products and their sums fit)."""
+def _butterflies(fx, re, im, n: int, tw: np.ndarray, inverse: bool = False):
+    """The stages over frames [frames, n] (int64: even Q31 products and their sums fit). The inverse radix-4
+    butterfly swaps its m and 3m outputs' rotation (kf_bfly4's `st->inverse` branch)."""
     for p, m in stages(n):
         fstride = n // (p * m)
         shape = (re.shape[0], fstride, p, m)
@@ -151,7 +158,7 @@ def _butterflies(fx, re, im, n: int, tw: np.ndarray):
         if p == 2:
             t = fx.mul(legs[1], w[1])
             out = [fx.add(legs[0], t), fx.sub(legs[0], t)]
-        else:  # p == 4, forward
+        else:  # p == 4
             s0, s1, s2 = fx.mul(legs[1], w[1]), fx.mul(legs[2], w[2]), fx.mul(legs[3], w[3])
             s5 = fx.sub(legs[0], s1)
             f0 = fx.add(legs[0], s1)
@@ -160,7 +167,7 @@ def _butterflies(fx, re, im, n: int, tw: np.ndarray):
             f0 = fx.add(f0, s3)
             f1 = (fx.wrap(s5[0] + s4[1]), fx.wrap(s5[1] - s4[0]))
             f3 = (fx.wrap(s5[0] - s4[1]), fx.wrap(s5[1] + s4[0]))
-            out = [f0, f1, f2, f3]
+            out = [f0, f3, f2, f1] if inverse else [f0, f1, f2, f3]
         for q in range(p):
             r[:, :, q, :], i[:, :, q, :] = out[q]
         re, im = r.reshape(-1, n), i.reshape(-1, n)
@@ -191,3 +198,30 @@ def rfft_kiss(frames: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
         out[:, k, 0], out[:, k, 1] = fx.half(f1k[0] + tw[0]), fx.half(f1k[1] + tw[1])
         out[:, n - k, 0], out[:, n - k, 1] = fx.half(f1k[0] - tw[0]), fx.half(tw[1] - f1k[1])
     return out.reshape(frames.shape[0], -1)
+
+
+def irfft_kiss(bins: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
+    """kiss_fftri of each row of `bins` ([count, fft_length + 2] interleaved (real, imag) bins 0..n): [count,
+    fft_length] samples. The bins are merged into one half-length spectrum (each halved first, C_FIXDIV), its
+    inverse FFT is the interleaved (even, odd) samples. Integers as int64 values of the B-bit results, or
+    float32 for bits 0."""
+    fx, n = (_Float() if bits == 0 else _Fixed(bits)), fft_length // 2
+    dtype = np.float32 if bits == 0 else np.int64
+    f = bins.astype(dtype).reshape(bins.shape[0], n + 1, 2)
+    re, im = np.zeros((bins.shape[0], n), dtype), np.zeros((bins.shape[0], n), dtype)
+    t0 = fx.fixdiv((fx.wrap(f[:, 0, 0] + f[:, n, 0]), fx.wrap(f[:, 0, 0] - f[:, n, 0])), 2)
+    re[:, 0], im[:, 0] = t0
+    k = np.arange(1, n // 2 + 1)
+    if k.size:
+        fk = fx.fixdiv((f[:, k, 0], f[:, k, 1]), 2)
+        fnkc = fx.fixdiv((f[:, n - k, 0], fx.wrap(-f[:, n - k, 1])), 2)
+        fek, tmp = fx.add(fk, fnkc), fx.sub(fk, fnkc)
+        sup = float_super_twiddles(n, True) if bits == 0 else super_twiddles(n, bits, True)
+        fok = fx.mul(tmp, (sup[k - 1, 0], sup[k - 1, 1]))
+        re[:, k], im[:, k] = fx.add(fek, fok)
+        low = fx.sub(fek, fok)
+        re[:, n - k], im[:, n - k] = low[0], fx.wrap(-low[1])
+    order = np.array(permutation(n))
+    re, im = re[:, order], im[:, order]
+    re, im = _butterflies(fx, re, im, n, float_twiddles(n, True) if bits == 0 else twiddles(n, bits, True), True)
+    return np.stack([re, im], axis=-1).reshape(bins.shape[0], fft_length)

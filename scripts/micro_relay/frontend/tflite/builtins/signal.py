@@ -70,15 +70,24 @@ def filter_bank_square_root(ctx, op, inputs, outputs, options):
 _RFFT_TYPES = {TensorType.INT16: DType.INT16, TensorType.INT32: DType.INT32, TensorType.FLOAT32: DType.FLOAT32}
 
 
-@converts_custom("SignalRfft")
-def rfft(ctx, op, inputs, outputs, options):
+def _fft(ctx, inputs, outputs, options, op_name: str, custom: str):
     """T (the TensorType TensorFlow resolved) picks TFLite Micro's variant; it must be the input's type."""
     _counts(ctx, inputs, outputs, 1, 1)
     kind = option_int(ctx, options, "T", *INT32)
     dtype = ctx.tensors[inputs[0]].type.dtype if inputs[0] in ctx.tensors else None
     if _RFFT_TYPES.get(kind) != dtype:
-        ctx.fail(f"SignalRfft's type T={kind} does not match its {dtype.value if dtype else 'absent'} input")
-    return [make_node(ctx, "signal.rfft", inputs, outputs, fft_length=option_int(ctx, options, "fft_length", *INT32))]
+        ctx.fail(f"{custom}'s type T={kind} does not match its {dtype.value if dtype else 'absent'} input")
+    return [make_node(ctx, op_name, inputs, outputs, fft_length=option_int(ctx, options, "fft_length", *INT32))]
+
+
+@converts_custom("SignalRfft")
+def rfft(ctx, op, inputs, outputs, options):
+    return _fft(ctx, inputs, outputs, options, "signal.rfft", "SignalRfft")
+
+
+@converts_custom("SignalIrfft")
+def irfft(ctx, op, inputs, outputs, options):
+    return _fft(ctx, inputs, outputs, options, "signal.irfft", "SignalIrfft")
 
 
 @converts_custom("SignalPCAN")
