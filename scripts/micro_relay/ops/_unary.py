@@ -8,6 +8,11 @@ int8: the output of a unary op is a function of one input byte, so prepare runs 
 (exactly as TFLite Micro does it, in `int8_values`) on all 256 inputs once and the kernel looks the answer
 up (crt/src/mr_lut.c). That is how TFLite Micro itself runs int8 ELU; for ABS, RSQRT and HARD_SWISH the
 table holds the same integers its per-element arithmetic gives.
+
+int8 with rounding "single" (a QDQ model's op, passes/lower_qdq.py): the table is what the ONNX graph means,
+dequantize -> the float32 op -> quantize, `quantized_once`: each input dequantized in float32, the op's
+float32 formula, then x / scale rounded half to even (QuantizeLinear) and saturated. TFLite's integer
+arithmetic would round twice (its own unit, then the model's scale).
 """
 
 from __future__ import annotations
@@ -46,6 +51,18 @@ def check_scales(graph, node) -> tuple:
     return q_in, q_out
 
 
+def quantized_once(float_fn, q_in, q_out) -> np.ndarray:
+    """The int8 table of dequantize -> float_fn -> quantize for every raw input in INT8_INPUTS, as onnxruntime
+    runs a QDQ unary node op by op: (q - zero) * scale in float32, float_fn in float32, then
+    rint(y / scale) + zero (ties to even) saturated to int8."""
+    with f32_ops():
+        x = (INT8_INPUTS - q_in.zero_point).astype(np.float32) * np.float32(q_in.scale)
+        y = np.asarray(float_fn(x.astype(np.float32)), dtype=np.float32)
+        q = np.rint(y / np.float32(q_out.scale)).astype(np.float64) + q_out.zero_point
+    q = np.where(np.isnan(q), q_out.zero_point, q)
+    return np.clip(q, -128, 127).astype(np.int8)
+
+
 class UnaryMathOp(OpDef):
     """A one-input element-wise op. Subclasses give `float_fn` (float32 numpy) and, for int8, `int8_values`
     (the output for every raw input in INT8_INPUTS, an int64 array before the clamp to int8); int16 ones
@@ -74,6 +91,9 @@ class UnaryMathOp(OpDef):
         return {"alpha": 0.0, "beta": 0.0}
 
     def prepare_int8(self, graph, node, q_in, q_out) -> dict:
+        if node.attrs.get("rounding") == "single":
+            fp = self.float_params(graph, node)
+            return {"table": quantized_once(lambda x: self.float_fn(fp, x), q_in, q_out), "valid_min": -128}
         values = self.int8_values(graph, node, q_in, q_out)
         return {"table": np.clip(values, -128, 127).astype(np.int8), "valid_min": -128}
 

@@ -16,7 +16,7 @@ from ..arith.fixedpoint import mbqm32
 from ..arith.multiplier import quantize_multiplier
 from ..ir.registry import op_where, register
 from ..ir.types import DType
-from ._common import fail
+from ._common import ROUNDING, fail
 from ._unary import INT8_INPUTS, UnaryMathOp
 
 
@@ -35,6 +35,7 @@ def abs_values(p: dict, q: np.ndarray) -> np.ndarray:
 @register
 class Abs(UnaryMathOp):
     name = "abs"
+    attrs = {"rounding": ROUNDING}  # "single": a QDQ model's op, one rounding (ops/_unary.py)
     dtypes = (DType.INT8, DType.INT16, DType.FLOAT32)
 
     def int8_values(self, graph, node, q_in, q_out):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ir.registry import Attr, register
 from ..ir.types import DType
-from ._common import fail
+from ._common import ROUNDING, fail
 from ._elementwise import round_half_away_array
 from ._unary import INT8_INPUTS, UnaryMathOp, f32_ops, libm
 
@@ -19,7 +19,7 @@ from ._unary import INT8_INPUTS, UnaryMathOp, f32_ops, libm
 @register
 class Elu(UnaryMathOp):
     name = "nn.elu"
-    attrs = {"alpha": Attr(float, 1.0)}
+    attrs = {"alpha": Attr(float, 1.0), "rounding": ROUNDING}  # "single": a QDQ model's ELU (ops/_unary.py)
     dtypes = (DType.INT8, DType.FLOAT32)
 
     def float_params(self, graph, node):

@@ -17,7 +17,7 @@ import numpy as np
 from ..arith.multiplier import f32, quantize_multiplier
 from ..ir.registry import op_where, register
 from ..ir.types import DType
-from ._common import fail
+from ._common import ROUNDING, fail
 from ._int16_fixed import rdbpot16, satshl16, sdhm16, srdhm16, wrap16
 from ._unary import INT8_INPUTS, UnaryMathOp
 
@@ -30,6 +30,7 @@ def q15(multiplier: int) -> int:
 @register
 class HardSwish(UnaryMathOp):
     name = "nn.hard_swish"
+    attrs = {"rounding": ROUNDING}  # "single": a QDQ model's op, one rounding (ops/_unary.py)
     dtypes = (DType.INT8, DType.FLOAT32)
 
     def int8_values(self, graph, node, q_in, q_out):

@@ -19,12 +19,13 @@ quantized tensors, so, walking the nodes in order:
    and the int8 -> int8 requantize) get rounding "single" (ops/_common.py ROUNDING): a QDQ node means its
    real-valued result quantized once, and TFLite Micro's two roundings miss that by a step at times (0.2% of
    a convolution's outputs), which compounds through a network's layers.
-   Some integer kernels fix their output quantization (FIXED_OUTPUT: logistic, tanh); the model's
-   quantize after such an op has its own, calibrated scale and zero point. The op then writes a tensor of
-   the fixed quantization and a requantize (quantize int8 -> int8, TFLite's QUANTIZE) takes it to the
-   model's, unless the two are the same. That stays within one of the model's steps while the kernel's
-   unit is at most two of them (its rounding error, half a unit, is then under one step, and two reals less
-   than a step apart round at most one step apart); a finer model scale keeps the op in float.
+   One-input element-wise int8 ops (sigmoid, tanh, abs, elu, hard_swish) get rounding "single" too: their
+   kernel is then a 256-entry table of the ONNX meaning, dequantize -> float op -> quantize (ops/_unary.py
+   quantized_once), for whatever output quantization the model's quantize asks for. TFLite's logistic and
+   tanh kernels would compute in their own fixed units (1/256, 1/128) and need a second rounding to the
+   model's scale (55-86% of an EfficientNet's sigmoid outputs equal onnxruntime's that way, measured).
+   An add, subtract, multiply or divide of an int8 tensor and a constant scalar becomes a `lookup` of the
+   table of its float32 meaning, before any of that (ops/lookup.py: such ops sit on rounding ties).
 4. quantize(dequantize(x)) with x's own type is x.
 5. Every quantize of float values left rounds halves to even, as ONNX's QuantizeLinear does.
 Dequantize nodes left without readers are removed by dead-code elimination.
@@ -44,6 +45,8 @@ from ..ir.types import DType, Quant, TensorType
 WEIGHT_OPS = frozenset({"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv2d_transpose"})
 MOVE_OPS = frozenset({"transpose", "reshape", "strided_slice", "nn.max_pool2d", "nn.pad", "concatenate"})
 ACTIVATIONS = {"nn.relu": "relu", "nn.relu6": "relu6"}
+# element-wise ops of an int8 tensor and a constant scalar that become a `lookup` table (float32 IEEE operations)
+SCALAR_TABLE_OPS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide}
 QDQ = frozenset({"qnn.quantize", "qnn.dequantize"})
 # Ops left in float between their dequantize and quantize. mean: ONNX and onnxruntime define a QDQ mean as an
 # exact float mean rounded once; TFLite's integer mean rounds its sum and its rescale separately, which is
@@ -58,13 +61,6 @@ KEEP_FLOAT = frozenset({"mean", "nn.softmax"})
 
 def _keeps_float(node: Node) -> bool:
     return node.op in KEEP_FLOAT or (node.op == "image.resize2d" and node.attrs.get("method", "linear") == "linear")
-# The output quantization each int8 integer kernel assumes, by op: ops/sigmoid.py and ops/tanh.py (TFLite's
-# logistic and tanh kernels compute in these units whatever the output says).
-FIXED_OUTPUT = {
-    ("sigmoid", DType.INT8): Quant.tensor(1 / 256, -128),
-    ("tanh", DType.INT8): Quant.tensor(1 / 128, 0),
-}
-
 
 class _Rewriter:
     def __init__(self, graph: Graph):
@@ -149,6 +145,8 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
     out = node.outputs[0]
     if node.op in MOVE_OPS and len({rw.tensors[n].type.quant for n in inputs if n}) == 1:
         return _move(rw, index, node, inputs)
+    if node.op in SCALAR_TABLE_OPS and _scalar_table(rw, index, node, inputs):
+        return True
     activation, tail, quantizers = "none", out, rw.readers(out)
     if len(quantizers) == 1 and rw.nodes[quantizers[0]].op in ACTIVATIONS and "activation" in get_op(node.op).attrs \
             and node.attrs.get("activation", "none") == "none":
@@ -168,23 +166,14 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
     target = rw.nodes[quantizers[0]].outputs[0]
     if weight_op and len(inputs) > 2 and inputs[2]:
         inputs[2] = _integer_bias(rw, node, inputs[0], inputs[1])
-    fixed = _kernel_units(node, rw.tensors[target].type)
-    if fixed is not None and fixed.scale > 2 * rw.tensors[target].type.quant.scale:
-        return False  # the model's scale is finer than half the kernel's unit: a requantize would lose steps
-    requantize = _requantize_node(rw, fixed, target, node.name) if fixed is not None else None
-    written = requantize.inputs[0] if requantize else target
-    candidate = replace(node, inputs=tuple(inputs), outputs=(written,))
+    candidate = replace(node, inputs=tuple(inputs), outputs=(target,))
     if activation != "none":
         candidate = candidate.with_attrs(activation=activation)
-    if "rounding" in get_op(candidate.op).attrs and rw.tensors[written].type.dtype == DType.INT8:
+    if "rounding" in get_op(candidate.op).attrs and rw.tensors[target].type.dtype == DType.INT8:
         candidate = candidate.with_attrs(rounding="single")
     try:
         get_op(candidate.op).prepare(rw.view([candidate]), candidate)
-        if requantize:
-            get_op(requantize.op).prepare(rw.view([candidate, requantize]), requantize)
     except CompileError as exc:
-        if requantize:
-            del rw.tensors[written]
         if weight_op:
             raise CompileError(f"quantized {node.op} has no integer kernel for these parameters: {exc.what}",
                                op_where(rw.graph, node)) from None
@@ -198,32 +187,49 @@ def _try_integer(rw: _Rewriter, index: int, node: Node) -> bool:
         for i, n in enumerate(rw.nodes):
             if n is not None and n.outputs == (tail,):
                 rw.nodes[i] = None
-    if requantize:
-        rw.nodes.insert(index + 1, requantize)
     return True
 
 
-def _kernel_units(node: Node, want: TensorType) -> Quant | None:
-    """The output quantization the op's integer kernel computes in (FIXED_OUTPUT), when the model's quantize
-    after it asks for another; None when the kernel follows the model's output quantization."""
-    fixed = FIXED_OUTPUT.get((node.op, want.dtype))
-    if fixed is None or want.quant is None or _same_quant(want.quant, fixed):
-        return None
-    return fixed
+def _dequantize_f32(t: Tensor, q: np.ndarray) -> np.ndarray:
+    """DequantizeLinear as onnxruntime computes it: (q - zero) * scale, one float32 multiply."""
+    quant = t.type.quant
+    return (q.astype(np.int32) - quant.zero_point).astype(np.float32) * np.float32(quant.scale)
 
 
-def _requantize_node(rw: _Rewriter, fixed: Quant, target: str, name: str) -> Node:
-    """quantize(int8 -> int8) from a new tensor in the kernel's units (which the op will write) to `target`."""
+def _scalar_table(rw: _Rewriter, index: int, node: Node, inputs: list[str]) -> bool:
+    """An add, subtract, multiply or divide of an int8 tensor and a dequantized constant scalar, quantized to
+    int8: a `lookup` of the 256-entry table of its float32 meaning (ops/lookup.py says why)."""
+    runtime = [k for k, n in enumerate(inputs) if not rw.tensors[n].is_constant]
+    constant = [k for k, n in enumerate(inputs) if rw.tensors[n].is_constant]
+    if len(inputs) != 2 or len(runtime) != 1 or len(constant) != 1:
+        return False
+    x, c = rw.tensors[inputs[runtime[0]]], rw.tensors[inputs[constant[0]]]
+    if x.type.dtype != DType.INT8 or c.type.size != 1 or x.type.quant is None or x.type.quant.per_channel \
+            or c.type.quant is None or rw.tensors[node.outputs[0]].type.shape != x.type.shape:
+        return False
+    quantizers = rw.readers(node.outputs[0])
+    if not quantizers or any(rw.nodes[i].op != "qnn.quantize" for i in quantizers):
+        return False
+    targets = {rw.tensors[rw.nodes[i].outputs[0]].type for i in quantizers}
+    target = rw.nodes[quantizers[0]].outputs[0]
     want = rw.tensors[target].type
-    written = rw.fresh(target + "_fixed")
-    rw.tensors[written] = Tensor(written, TensorType(want.shape, want.dtype, fixed))
-    return Node("qnn.quantize", (written,), (target,), {"rounding": "single"} if want.dtype == DType.INT8 else {},
-                name=name)
-
-
-def _same_quant(a: Quant, b: Quant) -> bool:
-    """Equal per-tensor quantization as a float32 kernel parameter sees it."""
-    return not a.per_channel and a.zero_point == b.zero_point and np.float32(a.scale) == np.float32(b.scale)
+    if len(targets) != 1 or want.dtype != DType.INT8 or want.quant is None or want.quant.per_channel:
+        return False
+    xf = _dequantize_f32(x, np.arange(-128, 128))
+    cf = _dequantize_f32(c, c.data.reshape(-1))[0]
+    a, b = (xf, cf) if runtime[0] == 0 else (cf, xf)
+    with np.errstate(all="ignore"):
+        y = SCALAR_TABLE_OPS[node.op](np.float32(a), np.float32(b)).astype(np.float32)
+        q = np.rint(y / np.float32(want.quant.scale)).astype(np.float64) + want.quant.zero_point
+    q = np.where(np.isnan(q), want.quant.zero_point, q)
+    table = rw.fresh(target + "_table")
+    rw.tensors[table] = Tensor(table, TensorType((256,), DType.INT8), data=np.clip(q, -128, 127).astype(np.int8))
+    rw.nodes[index] = Node("lookup", (inputs[runtime[0]], table), (target,), {}, name=node.name)
+    for i in quantizers[1:]:
+        rw.rename[rw.nodes[i].outputs[0]] = target
+    for i in quantizers:
+        rw.nodes[i] = None
+    return True
 
 
 def _move(rw: _Rewriter, index: int, node: Node, inputs: list[str]) -> bool:

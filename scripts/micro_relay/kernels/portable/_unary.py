@@ -43,6 +43,21 @@ class UnaryMathKernel(Kernel):
         raise NotImplementedError
 
 
+class QuantizedOnceMixin:
+    """sigmoid and tanh of a QDQ model (rounding "single"): the op prepared ONNX's meaning as a 256-entry
+    table (ops/_unary.py quantized_once), which the table lookup runs instead of TFLite's fixed point."""
+
+    def plan(self, target, graph, node, params, options):
+        if "table" in params:
+            return KernelPlan(sources=("lut",))
+        return super().plan(target, graph, node, params, options)
+
+    def emit(self, ctx, node, p, plan):
+        if "table" in p:
+            return emit_lut_s8(ctx, node, p)
+        return super().emit(ctx, node, p, plan)
+
+
 class Logistic16Mixin:
     """sigmoid and tanh: the int16 kind calls mr_<op>_s16 (crt/src/mr_logistic16.c) and links the table."""
 

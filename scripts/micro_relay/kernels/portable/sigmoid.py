@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..registry import kernel
 from ._elementwise import LogisticKernel
-from ._unary import Logistic16Mixin
+from ._unary import Logistic16Mixin, QuantizedOnceMixin
 
 
 @kernel
-class PortableSigmoid(Logistic16Mixin, LogisticKernel):
+class PortableSigmoid(QuantizedOnceMixin, Logistic16Mixin, LogisticKernel):
     op = "sigmoid"
     sources = ("sigmoid",)

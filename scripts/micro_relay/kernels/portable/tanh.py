@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from ..registry import kernel
 from ._elementwise import LogisticKernel
-from ._unary import Logistic16Mixin
+from ._unary import Logistic16Mixin, QuantizedOnceMixin
 
 
 @kernel
-class PortableTanh(Logistic16Mixin, LogisticKernel):
+class PortableTanh(QuantizedOnceMixin, Logistic16Mixin, LogisticKernel):
     op = "tanh"
     sources = ("tanh",)
