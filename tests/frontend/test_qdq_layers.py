@@ -20,10 +20,12 @@ pytest.importorskip("onnxruntime")
 from frontend.test_mobile_architectures import _inputs, _qdq_model, _shape  # noqa: E402
 from support.qdq_layers import compare_layers  # noqa: E402
 
-# (architecture, the largest fraction of values allowed to differ by a step)
-ARCHITECTURES = [("mnasnet1_0", 1e-5), ("efficientnet_b0", 1e-5), ("resnet18", 2e-5), ("mobilenet_v2", 1e-5),
-                 ("mobilenet_v2_035", 1e-5), ("mobilenet_v3_small", 1e-5), ("squeezenet1_1", 1e-5),
-                 ("shufflenet_v2_x0_5", 1e-5), ("kws_transformer", 1e-5), ("unet", 1e-3)]
+# (architecture, the largest fraction of layer values allowed to differ by a step). Measured here: a few in
+# millions (benchmarks/qdq_layers.py). onnxruntime's float32 convolutions sum in an order its CPU's kernels
+# choose, which moves which near-tie values flip: the bounds leave a hundredfold margin, not this CPU's count.
+ARCHITECTURES = [("mnasnet1_0", 1e-4), ("efficientnet_b0", 1e-4), ("resnet18", 1e-4), ("mobilenet_v2", 1e-4),
+                 ("mobilenet_v2_035", 1e-4), ("mobilenet_v3_small", 1e-4), ("squeezenet1_1", 1e-4),
+                 ("shufflenet_v2_x0_5", 1e-4), ("kws_transformer", 5e-4), ("unet", 2e-3)]
 
 
 @pytest.mark.parametrize("name, unequal", ARCHITECTURES, ids=[a[0] for a in ARCHITECTURES])
