@@ -99,6 +99,15 @@ CASES: dict[str, tuple[str, str, dict]] = {
     "SignalRfft int16 512-point": ("tflite_signal_models", "rfft_model", dict(fft_length=512, shape=(512,))),
     "SignalFilterBankLog uint32 40 channels": ("tflite_signal_models", "filter_bank_log_model", dict()),
     "audio front end 480 samples -> 40 features (10 signal ops)": ("tflite_signal_models", "front_end_model", dict()),
+    "SignalIrfft int16 512-point": ("tflite_signal_models", "irfft_model", dict(fft_length=512)),
+    "SignalDelay int16 [2,160] by 80": ("tflite_stream_models", "delay_model", dict(shape=(2, 160), delay_length=80)),
+    "SignalFramer int16 160 -> 480-sample frames, prefilled": ("tflite_stream_models", "framer_model",
+                                                               dict(shape=(160,), frame_size=480, frame_step=160,
+                                                                    prefill=True)),
+    "SignalStacker int16 40 channels, 3 left": ("tflite_stream_models", "stacker_model",
+                                                dict(channels=40, left=3, right=0, step=1)),
+    "SignalOverlapAdd int16 [2,512] step 128": ("tflite_stream_models", "overlap_add_model",
+                                                dict(shape=(2, 512), frame_step=128)),
 }
 REDUCING_OPS = {"mean", "sum", "max", "min", "prod", "argmax", "argmin"}  # charged per element read
 MAC_OPS = {"nn.conv2d", "nn.depthwise_conv2d", "nn.dense", "nn.conv2d_transpose", "nn.batch_matmul", "nn.lstm", "nn.svdf"}

@@ -72,10 +72,11 @@ def _custom_model(code: str, **options) -> bytes:
 
 @pytest.mark.parametrize("model, words", [
     (lambda: _custom_model("SignalNotAnOp", shift=1), "unsupported custom operator 'SignalNotAnOp'"),
-    (lambda: _custom_model("SignalWindow"), "custom option 'shift' must be an integer, got None"),
+    (lambda: _custom_model("SignalWindow"), "custom options [] are not exactly ['shift']"),
+    (lambda: _custom_model("SignalWindow", shift=1, alpha=2), "which TFLite Micro reads by position"),
     (lambda: _custom_model("SignalWindow", shift="3"), "custom option 'shift' must be an integer"),
     (lambda: _custom_model("SignalWindow", shift=2 ** 40), "outside [-2147483648, 2147483647]"),
-], ids=["unknown code", "missing option", "string option", "option past int32"])
+], ids=["unknown code", "missing option", "extra option", "string option", "option past int32"])
 def test_custom_operator_refusals(model, words):
     with pytest.raises(CompileError) as info:
         read_tflite(model(), "m")

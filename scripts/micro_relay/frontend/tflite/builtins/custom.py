@@ -40,6 +40,14 @@ def custom_options(ctx, op) -> dict:
     return value
 
 
+def exact_options(ctx, options: dict, *keys: str) -> None:
+    """TFLite Micro's signal kernels read their options by position in the key-sorted flexbuffer map, so any
+    other key would shift what they read: refuse a map whose keys are not exactly the op's attributes."""
+    if sorted(options) != sorted(keys):
+        ctx.fail(f"custom options {sorted(options)} are not exactly {sorted(keys)}, which TFLite Micro reads by "
+                 f"position")
+
+
 def option_int(ctx, options: dict, key: str, low: int, high: int) -> int:
     """An integer option in [low, high] (TFLite Micro reads it as int32); absent or out of range fails."""
     value = options.get(key)

@@ -13,7 +13,7 @@ from ....ir.graph import Tensor, fresh_name
 from ....ir.types import DType
 from ....ir.types import TensorType as TType
 from .context import make_node
-from .custom import converts_custom, option_int
+from .custom import converts_custom, exact_options, option_int
 
 INT32 = (-(2 ** 31), 2 ** 31 - 1)
 _SUBTRACTION_INTS = ("smoothing", "one_minus_smoothing", "alternate_smoothing", "alternate_one_minus_smoothing",
@@ -28,18 +28,21 @@ def _counts(ctx, inputs, outputs, n_in: int, n_out: int):
 
 @converts_custom("SignalWindow")
 def window(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options, "shift")
     _counts(ctx, inputs, outputs, 2, 1)
     return [make_node(ctx, "signal.window", inputs, outputs, shift=option_int(ctx, options, "shift", *INT32))]
 
 
 @converts_custom("SignalFftAutoScale")
 def fft_auto_scale(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options)
     _counts(ctx, inputs, outputs, 1, 2)
     return [make_node(ctx, "signal.fft_auto_scale", inputs, outputs)]
 
 
 @converts_custom("SignalEnergy")
 def energy(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options, "start_index", "end_index")
     _counts(ctx, inputs, outputs, 1, 1)
     return [make_node(ctx, "signal.energy", inputs, outputs,
                       start_index=option_int(ctx, options, "start_index", *INT32),
@@ -48,6 +51,7 @@ def energy(ctx, op, inputs, outputs, options):
 
 @converts_custom("SignalFilterBankLog")
 def filter_bank_log(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options, "output_scale", "input_correction_bits")
     _counts(ctx, inputs, outputs, 1, 1)
     return [make_node(ctx, "signal.filter_bank_log", inputs, outputs,
                       output_scale=option_int(ctx, options, "output_scale", *INT32),
@@ -56,6 +60,7 @@ def filter_bank_log(ctx, op, inputs, outputs, options):
 
 @converts_custom("SignalFilterBank")
 def filter_bank(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options, "num_channels")
     _counts(ctx, inputs, outputs, 6, 1)
     return [make_node(ctx, "signal.filter_bank", inputs, outputs,
                       num_channels=option_int(ctx, options, "num_channels", 1, 2 ** 15 - 1))]
@@ -63,6 +68,7 @@ def filter_bank(ctx, op, inputs, outputs, options):
 
 @converts_custom("SignalFilterBankSquareRoot")
 def filter_bank_square_root(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options)
     _counts(ctx, inputs, outputs, 2, 1)
     return [make_node(ctx, "signal.filter_bank_square_root", inputs, outputs)]
 
@@ -72,6 +78,7 @@ _RFFT_TYPES = {TensorType.INT16: DType.INT16, TensorType.INT32: DType.INT32, Ten
 
 def _fft(ctx, inputs, outputs, options, op_name: str, custom: str):
     """T (the TensorType TensorFlow resolved) picks TFLite Micro's variant; it must be the input's type."""
+    exact_options(ctx, options, "T", "fft_length")
     _counts(ctx, inputs, outputs, 1, 1)
     kind = option_int(ctx, options, "T", *INT32)
     dtype = ctx.tensors[inputs[0]].type.dtype if inputs[0] in ctx.tensors else None
@@ -92,6 +99,7 @@ def irfft(ctx, op, inputs, outputs, options):
 
 @converts_custom("SignalPCAN")
 def pcan(ctx, op, inputs, outputs, options):
+    exact_options(ctx, options, "snr_shift")
     _counts(ctx, inputs, outputs, 3, 1)
     return [make_node(ctx, "signal.pcan", inputs, outputs, snr_shift=option_int(ctx, options, "snr_shift", *INT32))]
 
@@ -101,6 +109,7 @@ def spectral_subtraction(ctx, op, inputs, outputs, options):
     """TFLite Micro keeps the noise estimate in a persistent buffer, zero at allocation: here a state tensor
     of the input's shape, read by the node and stored by an assign of its second output."""
     _counts(ctx, inputs, outputs, 1, 2)
+    exact_options(ctx, options, "num_channels", "clamping", *_SUBTRACTION_INTS)
     channels = option_int(ctx, options, "num_channels", 1, 2 ** 31 - 1)
     if inputs[0] not in ctx.tensors:
         ctx.fail("the input is absent or a resource handle")

@@ -16,7 +16,7 @@ from ....ir.types import DType
 from ....ir.types import TensorType as TType
 from ....ops.signal_framer import capacity
 from .context import make_node
-from .custom import converts_custom, option_int
+from .custom import converts_custom, exact_options, option_int
 
 LIMIT = 2 ** 20  # samples of one option: far above any audio front end, far below int32 overflow
 
@@ -39,13 +39,6 @@ def _state(ctx, base: str, initial: np.ndarray) -> tuple[str, str]:
     return state, new
 
 
-def _only(ctx, options: dict, *keys: str) -> None:
-    """TFLite Micro reads these options by position in the key-sorted flexbuffer map, so any other key would
-    shift what it reads: refuse a map that is not exactly the op's attributes."""
-    if sorted(options) != sorted(keys):
-        ctx.fail(f"custom options {sorted(options)} are not exactly {sorted(keys)}, which TFLite Micro reads by position")
-
-
 def _rows(ctx, x) -> int:
     if x.rank < 1 or x.shape[-1] < 1:
         ctx.fail(f"input shape {list(x.shape)} has no samples")
@@ -55,7 +48,7 @@ def _rows(ctx, x) -> int:
 @converts_custom("SignalDelay")
 def delay(ctx, op, inputs, outputs, options):
     x = _input(ctx, inputs, outputs, 1)
-    _only(ctx, options, "delay_length")
+    exact_options(ctx, options, "delay_length")
     length = option_int(ctx, options, "delay_length", 0, LIMIT)
     if length == 0:
         return [make_node(ctx, "reshape", inputs[:1], outputs, newshape=tuple(x.shape))]
@@ -67,7 +60,7 @@ def delay(ctx, op, inputs, outputs, options):
 @converts_custom("SignalFramer")
 def framer(ctx, op, inputs, outputs, options):
     x = _input(ctx, inputs, outputs, 2)
-    _only(ctx, options, "frame_size", "frame_step", "prefill")
+    exact_options(ctx, options, "frame_size", "frame_step", "prefill")
     size = option_int(ctx, options, "frame_size", 1, LIMIT)
     step = option_int(ctx, options, "frame_step", 1, LIMIT)
     prefill = options.get("prefill")
@@ -87,7 +80,7 @@ def stacker(ctx, op, inputs, outputs, options):
     _input(ctx, inputs, outputs, 2)
     names = {"channels": "num_channels", "left": "stacker_left_context", "right": "stacker_right_context",
              "step": "stacker_step"}
-    _only(ctx, options, *names.values())
+    exact_options(ctx, options, *names.values())
     o = {k: option_int(ctx, options, key, 0, LIMIT) for k, key in names.items()}
     size = o["channels"] * (o["left"] + o["right"] + 1)
     if size > LIMIT:
@@ -105,7 +98,7 @@ _OVERLAP_TYPES = {TensorType.INT16: np.int16, TensorType.FLOAT32: np.float32}
 def overlap_add(ctx, op, inputs, outputs, options):
     """T (the TensorType TensorFlow resolved) picks TFLite Micro's variant; it must be the input's type."""
     x = _input(ctx, inputs, outputs, 1)
-    _only(ctx, options, "T", "frame_step")
+    exact_options(ctx, options, "T", "frame_step")
     kind = option_int(ctx, options, "T", -(2 ** 31), 2 ** 31 - 1)
     dtype = _OVERLAP_TYPES.get(kind)
     if dtype is None or np.dtype(dtype) != x.dtype.numpy:
