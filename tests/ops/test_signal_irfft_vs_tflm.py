@@ -16,17 +16,11 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
 from micro_relay.reference import Session
-from support.model_check import compare_with_tflm
+from support.model_check import assert_bit_exact
 from support.tflite_models import SEEDS
 from support.tflite_signal_models import extremes, float_frames, irfft_model, rfft_model
 
 
-def _check_bit_exact(model: bytes, samples) -> None:
-    result = compare_with_tflm(model, samples=samples)
-    for ours in (result.compiled, result.reference):
-        for got, want in zip(ours, result.tflm):
-            for a, b in zip(got, want):
-                np.testing.assert_array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
 
 
 def _spectra(shape, dtype: str, seed: int):
@@ -50,14 +44,14 @@ IRFFT_CASES = {
 def test_irfft_cases(case):
     kwargs = IRFFT_CASES[case]
     shape = (*kwargs.get("rows", ()), kwargs["fft_length"] + 2)
-    _check_bit_exact(irfft_model(**kwargs), _spectra(shape, kwargs.get("dtype", "int16"), 4))
+    assert_bit_exact(irfft_model(**kwargs), _spectra(shape, kwargs.get("dtype", "int16"), 4))
 
 
 @given(log_length=st.integers(2, 10), rows=st.integers(1, 3), dtype=st.sampled_from(["int16", "int32", "float32"]),
        seed=SEEDS)
 def test_irfft_matches_tflm(log_length, rows, dtype, seed):
     n = 1 << log_length
-    _check_bit_exact(irfft_model(n, (rows,), dtype), _spectra((rows, n + 2), dtype, seed)[:1])
+    assert_bit_exact(irfft_model(n, (rows,), dtype), _spectra((rows, n + 2), dtype, seed)[:1])
 
 
 def test_float_round_trip_is_the_frame():

@@ -16,7 +16,7 @@ from micro_relay.frontend.tflite import read_tflite
 from micro_relay.frontend.tflite.writer import TFLiteBuilder
 from micro_relay.lower import lower
 from micro_relay.passes import run_pipeline
-from support.model_check import compare_with_tflm
+from support.model_check import assert_bit_exact
 from support.tflite_models import SEEDS, check
 from support.tflite_signal_models import (energy_model, extremes, extremes_int16, fft_auto_scale_model, float_frames,
                                          filter_bank_log_model, filter_bank_model, mel_config, pcan_lut, pcan_model,
@@ -32,11 +32,7 @@ def _samples(model: bytes, seeds=(0, 1, 2)):
 
 def _check_bit_exact(model: bytes, samples) -> None:
     """Compiled C and reference equal TFLite Micro bit for bit, floats included (check allows float rounding)."""
-    result = compare_with_tflm(model, samples=samples)
-    for ours in (result.compiled, result.reference):
-        for got, want in zip(ours, result.tflm):
-            for a, b in zip(got, want):
-                np.testing.assert_array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
+    assert_bit_exact(model, samples)
 
 
 def _refused(model: bytes, words: str):

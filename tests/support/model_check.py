@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from micro_relay.compiler import compile_graph, prepare_graph, write_output
+from micro_relay.compiler import compile_graph, write_output
 from micro_relay.frontend.tflite import read_tflite
 from micro_relay.ir.types import DType
 from micro_relay.passes import run_pipeline
@@ -58,6 +58,15 @@ def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir
     reference = [reference_run(graph, [x.copy() for x in sample]) for sample in samples]
     tflm = [tflm_run(model_bytes, [x.copy() for x in sample], len(graph.outputs)) for sample in samples]
     return Comparison(compiled, reference, tflm, model.plan.arena_bytes)
+
+
+def assert_bit_exact(model_bytes: bytes, samples) -> None:
+    """Compiled C and reference equal TFLite Micro bit for bit, float outputs included."""
+    result = compare_with_tflm(model_bytes, samples=samples)
+    for ours in (result.compiled, result.reference):
+        for got, want in zip(ours, result.tflm):
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(np.asarray(a).reshape(-1), np.asarray(b).reshape(-1))
 
 
 def assert_matches(comparison: Comparison, float_rtol: float = 1e-5) -> None:

@@ -225,3 +225,14 @@ def irfft_kiss(bins: np.ndarray, fft_length: int, bits: int) -> np.ndarray:
     re, im = re[:, order], im[:, order]
     re, im = _butterflies(fx, re, im, n, float_twiddles(n, True) if bits == 0 else twiddles(n, bits, True), True)
     return np.stack([re, im], axis=-1).reshape(bins.shape[0], fft_length)
+
+
+def kernel_tables(n: int, bits: int, inverse: bool = False) -> dict:
+    """What the C kernel reads for a real FFT of fft_length n (forward or inverse): the half-length FFT's
+    stages (radix, m), its input permutation and the twiddles in the build's type (bits 0: float)."""
+    half = n // 2
+    steps = stages(half)
+    return {"radix": [p for p, _ in steps], "m": [m for _, m in steps], "perm": permutation(half),
+            "twiddles": (float_twiddles(half, inverse) if bits == 0 else twiddles(half, bits, inverse)).ravel().tolist(),
+            "super_twiddles": (float_super_twiddles(half, inverse) if bits == 0 else
+                               super_twiddles(half, bits, inverse)).ravel().tolist()}

@@ -15,8 +15,7 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
-from ._signal_fft import (float_super_twiddles, float_twiddles, irfft_kiss, permutation, stages, super_twiddles,
-                          twiddles)
+from ._signal_fft import irfft_kiss, kernel_tables, stages
 from .signal_rfft import BITS, MAX_FFT
 
 
@@ -45,15 +44,11 @@ class SignalIrfft(OpDef):
 
     def prepare(self, graph, node):
         x, n = _check(graph, node)
-        bits, half = BITS[x.dtype], n // 2
-        steps = stages(half)
-        if any(p not in (2, 4) for p, _ in steps):
+        bits = BITS[x.dtype]
+        if any(p not in (2, 4) for p, _ in stages(n // 2)):
             fail(graph, node, f"fft_length {n} needs a radix other than 2 and 4")
-        return {"bits": bits, "fft_length": n, "n": half, "frames": x.size // x.shape[-1],
-                "radix": [p for p, _ in steps], "m": [m for _, m in steps], "perm": permutation(half),
-                "twiddles": (float_twiddles(half, True) if bits == 0 else twiddles(half, bits, True)).ravel().tolist(),
-                "super_twiddles": (float_super_twiddles(half, True) if bits == 0 else
-                                   super_twiddles(half, bits, True)).ravel().tolist()}
+        return {"bits": bits, "fft_length": n, "n": n // 2, "input_length": 0, "frames": x.size // x.shape[-1],
+                **kernel_tables(n, bits, inverse=True)}
 
     def reference(self, graph, node, p, inputs):
         (x,) = inputs

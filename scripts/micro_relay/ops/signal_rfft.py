@@ -14,8 +14,7 @@ import numpy as np
 from ..ir.registry import Attr, OpDef, register
 from ..ir.types import DType, TensorType
 from ._common import fail, out_type, types
-from ._signal_fft import (float_super_twiddles, float_twiddles, permutation, rfft_kiss, stages, super_twiddles,
-                          twiddles)
+from ._signal_fft import kernel_tables, rfft_kiss, stages
 
 MAX_FFT = 32768
 BITS = {DType.INT16: 16, DType.INT32: 32, DType.FLOAT32: 0}  # 0: the float build
@@ -47,16 +46,11 @@ class SignalRfft(OpDef):
 
     def prepare(self, graph, node):
         x, n = _check(graph, node)
-        bits, half = BITS[x.dtype], n // 2
-        steps = stages(half)
-        if any(p not in (2, 4) for p, _ in steps):
+        bits = BITS[x.dtype]
+        if any(p not in (2, 4) for p, _ in stages(n // 2)):
             fail(graph, node, f"fft_length {n} needs a radix other than 2 and 4")
-        return {"bits": bits, "fft_length": n, "n": half, "input_length": x.shape[-1],
-                "frames": x.size // x.shape[-1] if x.shape[-1] else 0,
-                "radix": [p for p, _ in steps], "m": [m for _, m in steps], "perm": permutation(half),
-                "twiddles": (float_twiddles(half) if bits == 0 else twiddles(half, bits)).ravel().tolist(),
-                "super_twiddles": (float_super_twiddles(half) if bits == 0 else
-                                   super_twiddles(half, bits)).ravel().tolist()}
+        return {"bits": bits, "fft_length": n, "n": n // 2, "input_length": x.shape[-1],
+                "frames": x.size // x.shape[-1] if x.shape[-1] else 0, **kernel_tables(n, bits)}
 
     def reference(self, graph, node, p, inputs):
         (x,) = inputs

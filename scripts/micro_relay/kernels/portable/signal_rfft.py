@@ -15,6 +15,7 @@ class PortableSignalRfft(Kernel):
     op = "signal.rfft"
     backend = "portable"
     sources = ("signal_rfft",)
+    function = "mr_signal_rfft"
 
     def plan(self, target, graph, node, p, options):
         return KernelPlan(scratch_bytes=8 * p["n"], sources=self.sources)
@@ -29,7 +30,7 @@ class PortableSignalRfft(Kernel):
             "stages": len(p["radix"]), "radix": c_array(p["radix"] + [0] * pad), "m": c_array(p["m"] + [0] * pad),
             "perm": ctx.const_array(p["perm"], "int32_t"), **self._tables(ctx, p)})
         suffix, scalar = {16: ("s16", "int32_t"), 32: ("s32", "int32_t"), 0: ("f32", "float")}[p["bits"]]
-        return (f"mr_signal_rfft_{suffix}({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])}, "
+        return (f"{self.function}_{suffix}({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])}, "
                 f"({scalar} *){ctx.scratch()});")
 
     @staticmethod
