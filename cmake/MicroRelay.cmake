@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 #
-# micro_relay_model(<target> MODEL <file> [NAME <c_name>] [OPTIONS <option>...])
+# micro_relay_model(<target> MODEL <file> [NAME <c_name>] [ARENA_GROUP <group>] [OPTIONS <option>...])
 #
 # Compile a model (.tflite, or .onnx when the onnx and apache-tvm packages are installed: docs/zephyr.md)
 # to C with Micro Relay at build time and add the generated C to <target>:
@@ -12,6 +12,11 @@
 #            the OUTPUT of another custom command (a model generated at build time).
 #   NAME     the C name (prefix of every generated symbol, header NAME.h); default: the file's stem
 #            made into a C identifier. Names are unique within an application.
+#   ARENA_GROUP  the models given the same group share one arena, <group>_arena, sized to the largest of
+#            theirs (docs/runtime.md: one of them runs at a time). The group's <group>_arena.c and .h are
+#            generated once every micro_relay_model() call of the application is made, from the members'
+#            NAME.plan.json, in <binary dir>/micro_relay/arena_groups/<group>/, and built into <target> of the
+#            group's first member; CONFIG_MICRO_RELAY_ARENA_SECTION places the group's arena.
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
 #            --weights-section .qspi_rodata (default: CONFIG_MICRO_RELAY_ARENA_SECTION, _WEIGHTS_SECTION)
 #            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
@@ -82,7 +87,7 @@ function(micro_relay_python_command out_var)
 endfunction()
 
 function(micro_relay_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 MR "" "MODEL;NAME" "OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 MR "" "MODEL;NAME;ARENA_GROUP" "OPTIONS")
   if(MR_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "micro_relay_model(${target}): unknown arguments: ${MR_UNPARSED_ARGUMENTS}")
   endif()
@@ -154,6 +159,11 @@ function(micro_relay_model target)
   micro_relay_python_command(python)
 
   set(out_dir "${CMAKE_CURRENT_BINARY_DIR}/micro_relay/${name}")
+  if(MR_ARENA_GROUP)
+    micro_relay_join_arena_group(${target} "${MR_ARENA_GROUP}" ${name} "${out_dir}/${name}.plan.json")
+    # the member's files only; the group's come from micro_relay_arena_group() with every member's plan
+    list(APPEND options --arena-group "${MR_ARENA_GROUP}" --no-group-files)
+  endif()
   set(outputs "${out_dir}/${name}.c" "${out_dir}/${name}.h" "${out_dir}/${name}.plan.json")
   file(RELATIVE_PATH shown "${CMAKE_BINARY_DIR}" "${out_dir}/${name}.c")
   add_custom_command(
@@ -170,4 +180,51 @@ function(micro_relay_model target)
   target_sources(${target} PRIVATE "${out_dir}/${name}.c")
   target_include_directories(${target} PRIVATE "${out_dir}")
   set_property(TARGET micro_relay APPEND PROPERTY MICRO_RELAY_MODELS "${name}")
+endfunction()
+
+# Record a member of an arena group; the first member schedules the group's files for the end of the
+# configuration, when every member is known.
+function(micro_relay_join_arena_group target group name plan)
+  if(NOT group MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "micro_relay_model(${target}): ARENA_GROUP '${group}' is not a C identifier")
+  endif()
+  get_property(members GLOBAL PROPERTY MICRO_RELAY_ARENA_GROUP_${group})
+  if(NOT members)
+    cmake_language(EVAL CODE
+      "cmake_language(DEFER DIRECTORY [[${CMAKE_SOURCE_DIR}]] CALL micro_relay_arena_group [[${group}]] [[${target}]])")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY MICRO_RELAY_ARENA_GROUP_${group} ${name})
+  set_property(GLOBAL APPEND PROPERTY MICRO_RELAY_ARENA_GROUP_PLANS_${group} "${plan}")
+  set_property(TARGET micro_relay APPEND PROPERTY MICRO_RELAY_ARENA_GROUPS "${group}:${name}")
+  target_include_directories(${target} PRIVATE "${CMAKE_BINARY_DIR}/micro_relay/arena_groups/${group}")
+endfunction()
+
+# The group's arena from its members' plans: GROUP_arena.c in <target>, regenerated when a plan changes.
+function(micro_relay_arena_group group target)
+  get_property(members GLOBAL PROPERTY MICRO_RELAY_ARENA_GROUP_${group})
+  get_property(plans GLOBAL PROPERTY MICRO_RELAY_ARENA_GROUP_PLANS_${group})
+  get_property(root GLOBAL PROPERTY MICRO_RELAY_ROOT)
+  file(GLOB_RECURSE generator_sources CONFIGURE_DEPENDS "${root}/scripts/micro_relay/*.py")
+  micro_relay_python_command(python)
+  set(dir "${CMAKE_BINARY_DIR}/micro_relay/arena_groups/${group}")
+  set(outputs "${dir}/${group}_arena.c" "${dir}/${group}_arena.h")
+  set(section)
+  if(NOT "${CONFIG_MICRO_RELAY_ARENA_SECTION}" STREQUAL "")
+    set(section --arena-section "${CONFIG_MICRO_RELAY_ARENA_SECTION}")
+  endif()
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${python} -m micro_relay arena-group "${group}" ${plans} -o "${dir}" ${section}
+    COMMAND ${CMAKE_COMMAND} -E touch ${outputs}
+    DEPENDS ${plans} ${generator_sources}
+    COMMENT "Micro Relay: arena group ${group} of ${members}"
+    VERBATIM
+  )
+  add_custom_target(micro_relay_arena_group_${group} DEPENDS ${outputs})
+  foreach(member IN LISTS members)
+    add_dependencies(micro_relay_arena_group_${group} micro_relay_model_${member})
+  endforeach()
+  add_dependencies(${target} micro_relay_arena_group_${group})
+  target_sources(${target} PRIVATE "${dir}/${group}_arena.c")
+  target_include_directories(${target} PRIVATE "${dir}")
 endfunction()

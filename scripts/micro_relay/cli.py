@@ -50,49 +50,101 @@ def _load_options(args) -> dict:
     return {"input_shapes": _input_shapes(args.input_shape), "io_layout": args.io_layout}
 
 
-def _check_compile_names(args) -> None:
-    """The output folder, model name and arena section, refused before any slow work (compile_graph and
-    write_output check them again for API callers)."""
+def _compile_names(args) -> list[str]:
+    """The C name of each model, and the output folder, arena group and sections, refused before any slow work
+    (compile_graph and write_models check them again for API callers)."""
+    from .codegen.arena_group import check_group
     from .codegen.names import check_model_name, check_section_name
     from .compiler import default_name, runtime_stems
     from .errors import CompileError
 
     if not args.output:
         raise CompileError("the output folder name is empty", "-o")
-    check_model_name(args.name if args.name is not None else default_name(args.model), runtime_stems())
+    if args.name is not None and len(args.model) > 1:
+        raise CompileError(f"--name names one model, and {len(args.model)} are given: each takes its file's stem",
+                           "--name")
+    if getattr(args, "calibration", None) and len(args.model) > 1:
+        raise CompileError("--calibration holds one model's samples: quantize the models one compile each",
+                           "--calibration")
+    names = [args.name] if args.name is not None else [default_name(m) for m in args.model]
+    for name in names:
+        check_model_name(name, runtime_stems())
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise CompileError(f"two models would both be named '{twice[0]}': rename a file", "compile")
+    if args.arena_group is not None:
+        check_group(args.arena_group, names, runtime_stems())
     if args.arena_section is not None:
         check_section_name(args.arena_section)
     if args.weights_section is not None:
         check_section_name(args.weights_section, "--weights-section")
+    return names
 
 
 def _cmd_compile(args) -> int:
-    from .compiler import compile_graph, default_name, prepare_graph, write_output
-
-    start = time.perf_counter()
-    _check_compile_names(args)
-    graph = prepare_graph(args.model, **_load_options(args))
+    from .budget import before_link
+    from .compiler import compile_graph, group_files, prepare_graph, write_models
     from .quantize.cli_options import apply as apply_quantization
 
-    reports: list[str] = []
-    graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
-    name = args.name if args.name is not None else default_name(args.model)
-    model = compile_graph(graph, name, Path(args.model).name, args.arena_section, kernels=args.kernels,
-                          target=args.target, weights_section=args.weights_section,
-                          debug_guards=args.debug_guards)
-    from .budget import before_link
-
-    over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, args.model)
-    if over:
-        return over  # nothing written: the build stops here, before a link that would fail
-    write_output(model, args.output, with_runtime=not args.no_runtime)
+    start = time.perf_counter()
+    names = _compile_names(args)
+    models, reports = [], []
+    for path, name in zip(args.model, names):
+        graph = prepare_graph(path, **_load_options(args))
+        graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
+        model = compile_graph(graph, name, Path(path).name, args.arena_section, kernels=args.kernels,
+                              target=args.target, weights_section=args.weights_section,
+                              debug_guards=args.debug_guards, arena_group=args.arena_group)
+        over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, path)
+        if over:
+            return over  # nothing written: the build stops here, before a link that would fail
+        models.append((path, graph, model))
+    arenas = {m.name: m.plan.arena_bytes for _, _, m in models}
+    grouped = args.arena_group and not args.no_group_files
+    group = group_files(args.arena_group, arenas, args.arena_section) if grouped else {}
+    write_models([m for _, _, m in models], args.output, with_runtime=not args.no_runtime, extra_files=group)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
     elapsed = time.perf_counter() - start
-    state = f"and state {model.plan.state.state_bytes} B (kept between invokes) " if model.plan.state else ""
-    _log(f"compiled {args.model} -> {args.output}/{name}.c: {len(graph.nodes)} nodes, arena {model.plan.arena_bytes} B "
-         f"(lower bound {model.plan.lower_bound} B, order {model.plan.order_name}, planner {model.plan.planner}) "
-         f"{state}in {elapsed:.2f} s")
+    for path, graph, model in models:
+        plan = model.plan
+        state = f"and state {plan.state.state_bytes} B (kept between invokes) " if plan.state else ""
+        _log(f"compiled {path} -> {args.output}/{model.name}.c: {len(graph.nodes)} nodes, arena {plan.arena_bytes} B "
+             f"(lower bound {plan.lower_bound} B, order {plan.order_name}, planner {plan.planner}) {state}in "
+             f"{elapsed:.2f} s")
+    if group:
+        _log_group(args.arena_group, arenas, args.output)
+    return 0
+
+
+def _log_group(group: str, arenas: dict[str, int], output: str) -> None:
+    largest, separate = max(arenas.values()), sum(arenas.values())
+    _log(f"arena group {group} -> {output}/{group}_arena.c: {largest} B shared by {', '.join(arenas)} (separate "
+         f"arenas: {separate} B, {separate - largest} B saved)")
+
+
+def _cmd_arena_group(args) -> int:
+    """The group's files from its members' NAME.plan.json (the CMake integration: each member compiles apart)."""
+    from .compiler import group_files, write_models
+    from .errors import CompileError
+
+    arenas = {}
+    for path in args.plans:
+        try:
+            plan = json.loads(Path(path).read_text())
+            name, size, group = plan["model"], int(plan["arena_bytes"]), plan.get("arena_group")
+        except FileNotFoundError:
+            raise CompileError("plan file not found", path) from None
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CompileError(f"not a Micro Relay plan report ({type(exc).__name__})", path) from None
+        if group != args.group:
+            compiled = "without an arena group" if group is None else f"for the arena group '{group}'"
+            raise CompileError(f"model '{name}' was compiled {compiled}, not for '{args.group}'", path)
+        if name in arenas:
+            raise CompileError(f"model '{name}' is given twice", path)
+        arenas[name] = size
+    write_models([], args.output, with_runtime=False, extra_files=group_files(args.group, arenas, args.arena_section))
+    _log_group(args.group, arenas, args.output)
     return 0
 
 
@@ -233,11 +285,17 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("compile", help="compile a model to C")
-    p.add_argument("model", help="model file (.tflite or .onnx)")
+    p.add_argument("model", nargs="+", help="model file (.tflite or .onnx); several are compiled into one folder")
     p.add_argument("-o", "--output", required=True, help="output folder")
     _model_options(p)
     p.add_argument("--name", help="C name of the model (default: the file stem as a C identifier)")
-    p.add_argument("--arena-section", help="place the static arena in this linker section")
+    p.add_argument("--arena-group", metavar="GROUP",
+                   help="the models share one arena, GROUP_arena (GROUP_arena.c), sized to the largest: one of them "
+                        "runs at a time")
+    p.add_argument("--no-group-files", action="store_true",
+                   help="with --arena-group: write the models only; `micro-relay arena-group` writes the group's "
+                        "files from the plans of all its members (each compiled apart)")
+    p.add_argument("--arena-section", help="place the static arena (or the group's) in this linker section")
     p.add_argument("--weights-section", help="place the weights, biases, requantization arrays and tables in this "
                                              "linker section (e.g. one in external flash)")
     p.add_argument("--no-runtime", action="store_true", help="do not copy the runtime sources into the output")
@@ -260,6 +318,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     before_link.add_arguments(p)
     p.set_defaults(func=_cmd_compile)
+
+    p = sub.add_parser("arena-group", help="write an arena group's files from its members' NAME.plan.json")
+    p.add_argument("group", help="the group's name (the --arena-group its members were compiled with)")
+    p.add_argument("plans", nargs="+", metavar="PLAN", help="each member's NAME.plan.json")
+    p.add_argument("-o", "--output", required=True, help="output folder of GROUP_arena.h and GROUP_arena.c")
+    p.add_argument("--arena-section", help="place the group's arena in this linker section")
+    p.set_defaults(func=_cmd_arena_group)
 
     p = sub.add_parser("inspect", help="print the Micro Relay text IR")
     p.add_argument("model")

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from .codegen.c_text import c_identifier
 from .codegen.crt import CRT_DIR
-from .codegen.emit import emit_model
+from .codegen.arena_group import check_group, emit_group
+from .codegen.emit import ARENA_ALIGN, emit_model
 from .codegen.names import check_model_name, check_section_name
 from .errors import CompileError
 from .frontend import load_model
@@ -78,10 +79,11 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
                   room: bool = True, target: str | Target = DEFAULT_TARGET,
                   kernel_options: dict[int, dict] | None = None, debug_guards: bool = False,
-                  weights_section: str | None = None) -> CompiledModel:
-    """kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search
-    then leaves alone); debug_guards: the debug build (plan/guards.py: canaries checked after every layer,
-    every tensor kept for the whole run)."""
+                  weights_section: str | None = None, arena_group: str | None = None) -> CompiledModel:
+    """arena_group: the model runs on the arena of this group, not on one of its own (codegen/arena_group.py;
+    group_files makes the group's files); kernel_options: node index -> kernel options forced on it (tests and
+    tools: a variant the room search then leaves alone); debug_guards: the debug build (plan/guards.py:
+    canaries checked after every layer, every tensor kept for the whole run)."""
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:
         check_section_name(arena_section)
@@ -95,8 +97,11 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
         raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
                            "can address", f"model '{name}'")
-    emitted = emit_model(name, lowered, plan, source, arena_section, weights_section)
+    emitted = emit_model(name, lowered, plan, source, None if arena_group else arena_section, weights_section,
+                         arena_group)
     report = plan_report(name, lowered, plan, source, choices, emitted.flash)
+    if arena_group:
+        report["arena_group"] = arena_group
     files = dict(emitted.files)
     files[f"{name}.plan.json"] = json.dumps(report, indent=2) + "\n"
     return CompiledModel(name, lowered, plan, files, emitted.kernels, emitted.adapters)
@@ -121,8 +126,24 @@ def runtime_files(kernels, adapters=()) -> dict[str, Path]:
     return files
 
 
+def group_files(group: str, arena_bytes: dict[str, int], arena_section: str | None = None) -> dict[str, str]:
+    """GROUP_arena.h and GROUP_arena.c: the arena the models {name: arena bytes} compiled with arena_group=group
+    share."""
+    check_group(group, arena_bytes, runtime_stems())
+    if arena_section is not None:
+        check_section_name(arena_section)
+    return emit_group(group, arena_bytes, ARENA_ALIGN, arena_section)
+
+
 def write_output(model: CompiledModel, out_dir: str | Path, with_runtime: bool = True) -> list[Path]:
-    """Write the model's files (and the runtime's) into `out_dir`: all of them, or nothing.
+    """Write the model's files (and the runtime's) into `out_dir`: all of them, or nothing (write_models)."""
+    return write_models([model], out_dir, with_runtime)
+
+
+def write_models(models: list[CompiledModel], out_dir: str | Path, with_runtime: bool = True,
+                 extra_files: dict[str, str] | None = None) -> list[Path]:
+    """Write the models' files, `extra_files` (an arena group's) and the runtime's into `out_dir`: all of
+    them, or nothing.
 
     Every file is written into a staging folder `.mr-*` first; only when all are written does anything move.
     - OUT does not exist: the staging folder is made beside it (in OUT's parent, the same file system) and
@@ -139,9 +160,16 @@ def write_output(model: CompiledModel, out_dir: str | Path, with_runtime: bool =
     if not str(out_dir):
         raise CompileError("the output folder name is empty", "-o")
     out_dir = Path(out_dir)
-    contents: dict[str, bytes] = {k: v.encode() for k, v in model.files.items()}
+    contents: dict[str, bytes] = {k: v.encode() for k, v in (extra_files or {}).items()}
+    for model in models:
+        clash = sorted(set(model.files) & set(contents))
+        if clash:
+            raise CompileError(f"two models of one compile write the same file {clash[0]}", str(out_dir))
+        contents.update({k: v.encode() for k, v in model.files.items()})
     if with_runtime:
-        for rel, src in runtime_files(model.kernels, model.adapters).items():
+        kernels = sorted({k for m in models for k in m.kernels})
+        adapters = sorted({a for m in models for a in m.adapters})
+        for rel, src in runtime_files(kernels, adapters).items():
             contents[rel] = src.read_bytes()
     try:
         return _write_all(out_dir, dict(sorted(contents.items())))

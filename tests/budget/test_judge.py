@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 from micro_relay.budget import Budget, BudgetJudge, ElfImage, Limit
 
 from .elfs import ARENA, SMALL_ARENA, SMALL_WEIGHTS, STATE, WEIGHTS
@@ -55,7 +57,8 @@ def test_over_ram(elf):
     text = verdict.text
     assert f"model tiny: RAM {ARENA + STATE} B" in text
     assert f"arena {ARENA} B: tiny_arena {ARENA} B" in text
-    assert f"weights {WEIGHTS} B: tiny_w0 {WEIGHTS} B" in text
+    crc = zlib.crc32(bytes([1, 2, 3]) + bytes(WEIGHTS - 3))  # tiny_w0 as elfs.py's SOURCE defines it
+    assert f"weights {WEIGHTS} B crc32 0x{crc:08x}: tiny_w0 {WEIGHTS} B" in text
     assert "code " in text and "tiny_invoke" in text
     assert f"arena {SMALL_ARENA} B: tiny_small_arena {SMALL_ARENA} B" in text
     assert "runtime (mr_*)" in text and "mr_dense_s8" in text

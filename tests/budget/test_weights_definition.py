@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from micro_relay.budget import Budget, BudgetJudge, ElfImage
-from micro_relay.budget.judge import weight_parts
+from micro_relay.budget.judge import weight_parts, weights_crc
 from micro_relay.compiler import compile_file
 from micro_relay.examples.kws_model import build_kws_model
 
@@ -50,11 +50,20 @@ def test_parts_are_broken_out(compiled):
     _, plan, judge = compiled
     parts = plan["weights"]
     assert parts["biases"] > 0 and parts["requantization"] > 0  # the int8 layers' biases, multipliers, shifts
-    assert parts["parameter_structs"] == len(judge.shares["kws"].parts["params"])
+    # the parameter structs, and the table of the arrays NAME_verify() reads
+    params = sorted(s.name for s in judge.shares["kws"].parts["params"])
+    assert parts["parameter_structs"] == len(params) - 1 and "kws_constant_spans" in params
     line = judge.verdict().lines[0]
     assert (f"weights {plan['weights_bytes']} B (weights {parts['weights']} B, biases {parts['biases']} B, "
-            f"requantization {parts['requantization']} B)") in line
+            f"requantization {parts['requantization']} B) crc32 {parts['crc32']}") in line
     assert f"params {judge.shares['kws'].bytes('params')} B" in line
+
+
+def test_the_budget_crc_is_the_plans(compiled):
+    """The CRC the judge recomputes from the object's arrays is the one the compiler wrote (NAME.plan.json and
+    NAME_WEIGHTS_CRC32), so the budget line names the weights a build holds."""
+    _, plan, judge = compiled
+    assert f"0x{weights_crc(judge.image, judge.shares['kws']):08x}" == plan["weights"]["crc32"]
 
 
 def test_weights_part_is_the_flatbuffers_int8_tensors(compiled):

@@ -35,6 +35,12 @@
 /* A debug build (--debug-guards) found a canary after a tensor or scratch buffer changed: the layer that just ran
    wrote out of bounds; NAME_failed_layer_of(arena) names it (micro_relay/guard.h). */
 #define MR_ERR_GUARD 6
+/* NAME_verify() found the model's constant arrays in flash differ from the CRC-32 the compiler computed
+   (micro_relay/crc32.h): a damaged or mismatched weights image. */
+#define MR_ERR_WEIGHTS 7
+/* NAME_invoke() of a model of an arena group was called while a model of the same group was running on the
+   group's arena (checked unless NDEBUG is defined); nothing ran. */
+#define MR_ERR_BUSY 8
 
 /* A kernel call in a generated NAME_invoke_with: a status other than MR_OK is returned at once. */
 #define MR_TRY(call)                                                                                           \

@@ -40,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", action="append", default=[],
                         help="model name (C prefix) to attribute; repeat or comma-separate; "
                              "default: every model found in the image")
+    parser.add_argument("--arena-group", action="append", default=[], metavar="GROUP:MODEL,...",
+                        help="the models of an arena group (they share GROUP_arena); repeat or comma-separate")
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--withdraw-images", action="store_true",
                         help="over budget: remove the images made from the ELF (.hex, .bin, .uf2, .s19, .exe) and "
@@ -80,7 +82,7 @@ def _application_dir(build_dir: Path) -> Path:
 def run(args) -> int:
     from .config import read_kconfig, resolve_budget
     from .elf import ElfImage
-    from .judge import BudgetJudge
+    from .judge import BudgetJudge, parse_groups
 
     elf, config, yaml_path = args.elf, args.config, args.budget_yaml
     if args.build_dir:
@@ -93,7 +95,7 @@ def run(args) -> int:
     kconfig = read_kconfig(config) if config else {}
     budget = resolve_budget(args.board, kconfig, yaml_path, args.ram, args.flash)
     models = [name for value in args.model for name in value.split(",") if name]
-    verdict = BudgetJudge(ElfImage(elf), budget, models).verdict()
+    verdict = BudgetJudge(ElfImage(elf), budget, models, parse_groups(args.arena_group)).verdict()
     if args.output:
         Path(args.output).write_text(verdict.text, encoding="utf-8")
     (sys.stdout if verdict.ok else sys.stderr).write(verdict.text)

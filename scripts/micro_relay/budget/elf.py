@@ -48,6 +48,7 @@ class Symbol:
     section: str
     ram: bool
     flash: bool
+    file_offset: int | None = None  # where its bytes are in the file; None in a NOBITS section
 
 
 def classify(sh_type: str, sh_flags: int) -> tuple[bool, bool]:
@@ -88,11 +89,14 @@ class ElfImage:
         self.elf_type: str = elf["e_type"]
         sections: list[Section] = []
         by_index: dict[int, Section] = {}
+        self._file_base: dict[int, int] = {}  # section index -> file offset of its address 0 (PROGBITS only)
         symtab = None
         for index, section in enumerate(elf.iter_sections()):
             ram, flash = classify(section["sh_type"], section["sh_flags"])
             entry = Section(section.name, section["sh_size"], ram, flash, section["sh_addr"])
             by_index[index] = entry
+            if section["sh_type"] != "SHT_NOBITS":
+                self._file_base[index] = section["sh_offset"] - section["sh_addr"]
             if section["sh_size"] and (ram or flash):
                 sections.append(entry)
             if isinstance(section, SymbolTableSection) and section.name == ".symtab":
@@ -100,8 +104,7 @@ class ElfImage:
         self.sections: tuple[Section, ...] = tuple(sections)
         self.symbols: tuple[Symbol, ...] | None = None if symtab is None else self._symbols(symtab, by_index)
 
-    @staticmethod
-    def _symbols(symtab: SymbolTableSection, by_index: dict[int, Section]) -> tuple[Symbol, ...]:
+    def _symbols(self, symtab: SymbolTableSection, by_index: dict[int, Section]) -> tuple[Symbol, ...]:
         found: dict[tuple, Symbol] = {}
         for symbol in symtab.iter_symbols():
             kind = symbol["st_info"]["type"]
@@ -114,9 +117,19 @@ class ElfImage:
             # Aliases (same place, same size) count once; the first name in the table is kept.
             key = (index, symbol["st_value"], symbol["st_size"])
             if key not in found:
+                base = self._file_base.get(index)
                 found[key] = Symbol(symbol.name, symbol["st_size"], kind == "STT_FUNC", section.name,
-                                    section.ram, section.flash)
+                                    section.ram, section.flash, None if base is None else base + symbol["st_value"])
         return tuple(sorted(found.values(), key=lambda s: (-s.size, s.name)))
+
+    def symbol_bytes(self, symbol: Symbol) -> bytes | None:
+        """The stored bytes of a data symbol (a constant array's values); None when it has none in the file."""
+        if symbol.file_offset is None or symbol.is_code:
+            return None
+        with open(self.path, "rb") as handle:
+            handle.seek(symbol.file_offset)
+            data = handle.read(symbol.size)
+        return data if len(data) == symbol.size else None
 
     @property
     def stripped(self) -> bool:

@@ -12,8 +12,16 @@ Each model's share is split into:
 - data: its other symbols in RAM;
 - weights: its constant arrays in Flash, split as NAME.plan.json's `weights` entry splits them (weights,
   biases, requantization, tables), so the two figures are one: the same arrays, summed;
-- params: its parameter structs (their size is the C compiler's, known only here);
+- params: its parameter structs and its other constant data, such as the table of its arrays NAME_verify()
+  reads (their size is the C compiler's, known only here);
 - code: its functions.
+The weights are also named by their CRC-32, recomputed here from the arrays' bytes in the image in the order
+NAME.c declares them (their numbers): the value NAME_WEIGHTS_CRC32 and NAME.plan.json give when the image holds
+the weights that model was compiled with (codegen/integrity.py).
+
+Models of an arena group (codegen/arena_group.py) have no arena of their own: the group's, GROUP_arena, and
+its owner flag are the group's share, shown once with the models that use it. Groups are named by the caller
+(`--arena-group GROUP:MODEL,...`; the Zephyr integration passes its micro_relay_model() ARENA_GROUPs).
 
 A failure ends with a hint: what to try for the region that is over (hint_lines, also printed by the
 generator's own check before the link, budget/before_link.py).
@@ -22,9 +30,11 @@ generator's own check before the link, budget/before_link.py).
 from __future__ import annotations
 
 import re
+import zlib
 from dataclasses import dataclass, field
 
 from ..codegen.constants import PART_OF_PREFIX, PARTS as WEIGHT_PARTS
+from ..errors import CompileError
 from .config import Budget, Limit
 from .elf import FLASH, RAM, ElfImage, Symbol
 
@@ -91,7 +101,7 @@ class BudgetJudge:
 
     PARTS = ("arena", "data", "weights", "params", "code")
 
-    def __init__(self, image: ElfImage, budget: Budget, models=None):
+    def __init__(self, image: ElfImage, budget: Budget, models=None, groups: dict[str, list[str]] | None = None):
         from .regions import place
 
         self.image, self.placed = place(image, budget.regions)  # sections in named regions leave RAM/Flash
@@ -100,10 +110,15 @@ class BudgetJudge:
         self.models = sorted(set(models)) if models else detect_models(symbols)
         self.shares = {m: Share(m) for m in self.models}
         self.runtime = Share("runtime")
+        self.groups = {g: list(members) for g, members in sorted((groups or {}).items())}
+        self.group_shares = {g: Share(g) for g in self.groups}
         by_length = sorted(self.models, key=len, reverse=True)
         for symbol in symbols:
             owner = next((m for m in by_length if symbol.name.startswith(m + "_")), None)
-            if owner is not None:
+            group = next((g for g in self.groups if symbol.name in (f"{g}_arena", f"{g}_arena_owner")), None)
+            if group is not None and owner is None:
+                self.group_shares[group].add("arena" if symbol.name == f"{group}_arena" else "data", symbol)
+            elif owner is not None:
                 self.shares[owner].add(self._part(owner, symbol), symbol)
             elif symbol.name.startswith(RUNTIME_PREFIX):
                 self.runtime.add("code" if symbol.is_code else "data", symbol)
@@ -116,7 +131,7 @@ class BudgetJudge:
             return "arena"
         if symbol.ram:
             return "data"
-        return "params" if constant_part(model, symbol.name) == "params" else "weights"
+        return "weights" if constant_part(model, symbol.name) in WEIGHT_PARTS else "params"
 
     def _over(self, region: str) -> tuple[int, Limit] | None:
         limit = self.budget.ram if region == RAM else self.budget.flash
@@ -157,12 +172,24 @@ class BudgetJudge:
         percent = 100.0 * used / limit.bytes if limit.bytes else float("inf")
         return f"{title} {used} B of {limit.bytes} B ({percent:.1f}%)"
 
+    def _group_of(self, model: str) -> str | None:
+        return next((g for g, members in self.groups.items() if model in members), None)
+
+    def _part_text(self, share: Share, part: str) -> str:
+        group = self._group_of(share.owner)
+        if part == "arena" and group is not None and not share.bytes("arena"):
+            return f"arena in group {group}"
+        return f"{part} {share.bytes(part)} B{self._weights_text(share) if part == 'weights' else ''}"
+
     def _model_brief(self, share: Share) -> str:
         if not share.parts:
             return f"{share.owner}: no symbols in the image"
-        parts = [f"{p} {share.bytes(p)} B{_weights_split(share) if p == 'weights' else ''}"
-                 for p in self.PARTS if p not in ("data", "params") or share.bytes(p)]
+        parts = [self._part_text(share, p) for p in self.PARTS if p not in ("data", "params") or share.bytes(p)]
         return f"{share.owner}: " + ", ".join(parts)
+
+    def _group_brief(self, group: str) -> str:
+        share = self.group_shares[group]
+        return f"{group} {share.bytes('arena')} B for {', '.join(self.groups[group])}"
 
     def summary_line(self) -> str:
         line = f"micro-relay budget: {self._board()}: {self._usage(RAM)}, {self._usage(FLASH)}"
@@ -171,9 +198,15 @@ class BudgetJudge:
             return line + "; no symbol table, model share unknown"
         if self.models:
             line += "; model " + "; model ".join(self._model_brief(self.shares[m]) for m in self.models)
+        if self.groups:
+            line += "; arena group " + "; arena group ".join(self._group_brief(g) for g in self.groups)
         if self.runtime.parts:
             line += f"; runtime mr_* {self.runtime.region_bytes(FLASH)} B flash"
         return line
+
+    def _weights_text(self, share: Share) -> str:
+        crc = weights_crc(self.image, share)
+        return _weights_split(share) + (f" crc32 0x{crc:08x}" if crc is not None else "")
 
     def _section_groups(self, region: str) -> list[tuple[str, int]]:
         """(name, bytes) of the region's sections, largest first. A relocatable image (native_sim's
@@ -223,14 +256,28 @@ class BudgetJudge:
             for part in self.PARTS:
                 symbols = share.parts.get(part, [])
                 if symbols or part not in ("data", "params"):
-                    split = _weights_split(share) if part == "weights" else ""
-                    lines.append(f"    {part} {share.bytes(part)} B{split}: {_symbol_list(symbols)}")
+                    lines.append(f"    {self._part_text(share, part)}: {_symbol_list(symbols)}")
+        for group, share in self.group_shares.items():
+            lines.append(f"  arena group {self._group_brief(group)}: RAM {share.region_bytes(RAM)} B: "
+                         f"{_symbol_list(share.parts.get('arena', []) + share.parts.get('data', []))}")
         if self.runtime.parts:
             lines.append(f"  runtime (mr_*): RAM {self.runtime.region_bytes(RAM)} B, "
                          f"Flash {self.runtime.region_bytes(FLASH)} B: "
                          f"{_symbol_list(self.runtime.parts.get('code', []) + self.runtime.parts.get('data', []))}")
         lines += hint_lines(region for region in (RAM, FLASH) if over[region])
         return lines
+
+
+def parse_groups(values) -> dict[str, list[str]]:
+    """{group: [models]} from `--arena-group` values, each GROUP:MODEL pairs, comma-separated."""
+    groups: dict[str, list[str]] = {}
+    for value in values:
+        for pair in filter(None, value.split(",")):
+            group, colon, model = pair.partition(":")
+            if not (colon and group and model):
+                raise CompileError(f"'{pair}' is not GROUP:MODEL", "--arena-group")
+            groups.setdefault(group, []).append(model)
+    return groups
 
 
 def constant_part(model: str, symbol_name: str) -> str | None:
@@ -240,12 +287,24 @@ def constant_part(model: str, symbol_name: str) -> str | None:
 
 
 def weight_parts(share: Share) -> dict[str, int]:
-    """Bytes of the model's weights by part, in NAME.plan.json's order; a name of no part counts as `other`."""
+    """Bytes of the model's weights by part, in NAME.plan.json's order."""
     parts = dict.fromkeys(WEIGHT_PARTS, 0)
     for symbol in share.parts.get("weights", ()):
-        part = constant_part(share.owner, symbol.name) or "other"
-        parts[part] = parts.get(part, 0) + symbol.size
+        parts[constant_part(share.owner, symbol.name)] += symbol.size
     return parts
+
+
+def weights_crc(image, share: Share) -> int | None:
+    """zlib's CRC-32 of the model's constant arrays as stored in the image, in declaration order; None when it
+    has none or one has no bytes in the file."""
+    arrays = share.parts.get("weights", ())
+    crc = 0
+    for symbol in sorted(arrays, key=lambda s: int(re.search(r"[0-9]+$", s.name).group())):
+        data = image.symbol_bytes(symbol)
+        if data is None:
+            return None
+        crc = zlib.crc32(data, crc)
+    return crc if arrays else None
 
 
 def _weights_split(share: Share) -> str:

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..ir.graph import Graph
+from .integrity import WeightsCrc
 
 PARTS = ("weights", "biases", "requantization", "tables")
 TENSOR_PREFIX = {"weights": "w", "biases": "b"}
@@ -45,9 +48,12 @@ class FlashConstants:
     bytes: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PARTS, 0))
     parameter_structs: int = 0
     section: str | None = None  # the linker section of the arrays (--weights-section), None: .rodata
+    crc: WeightsCrc = field(default_factory=WeightsCrc)  # what NAME_verify() checks the arrays against
 
-    def add(self, part: str, size: int) -> None:
-        self.bytes[part] += size
+    def add(self, part: str, ident: str, values, dtype) -> None:
+        """Count a declared array `ident` of `values` (DType `dtype`; one element when empty, as declared)."""
+        self.bytes[part] += max(int(np.asarray(values).size), 1) * dtype.itemsize
+        self.crc.add(ident, values, dtype)
 
     @property
     def total(self) -> int:
@@ -56,4 +62,4 @@ class FlashConstants:
     def report(self) -> dict:
         """NAME.plan.json's weights entry."""
         return {"bytes": self.total, **{part: self.bytes[part] for part in PARTS},
-                "parameter_structs": self.parameter_structs, "section": self.section}
+                "parameter_structs": self.parameter_structs, "section": self.section, "crc32": self.crc.text}
