@@ -16,7 +16,7 @@ import pytest
 
 from micro_relay.compiler import compile_file, prepare_graph
 from micro_relay.examples import write_model
-from micro_relay.examples.kws_model import CLASSES, INPUT_SHAPE, build_kws_model
+from micro_relay.examples.kws_model import CLASSES, INPUT_SHAPE, build_kws_model, build_wake_model
 from micro_relay.reference import run
 from support.c_harness import STRICT_FLAGS
 
@@ -40,11 +40,24 @@ def test_kws_model_shape(kws_bytes, tmp_path):
         "nn.conv2d", *["nn.depthwise_conv2d", "nn.conv2d"] * 4, "nn.avg_pool2d", "reshape", "nn.dense", "nn.softmax"]
 
 
-def test_kws_model_matches_tflite_micro(kws_bytes):
+@pytest.mark.parametrize("kind", ["kws", "wake"])
+def test_kws_model_matches_tflite_micro(kind):
     pytest.importorskip("tflite_micro", reason="TFLite Micro's Python interpreter is not installed")
     from support.model_check import assert_matches, compare_with_tflm
 
-    assert_matches(compare_with_tflm(kws_bytes, seeds=(0, 1), name="kws"))
+    model = build_kws_model() if kind == "kws" else build_wake_model()
+    assert_matches(compare_with_tflm(model, seeds=(0, 1), name=kind))
+
+
+def test_the_wake_gate_opens_on_one_test_input_and_not_the_other(tmp_path):
+    """samples/cascade runs both of its paths: TFLite Micro picks class 0 for one fixed input, 1 for the other."""
+    pytest.importorskip("tflite_micro", reason="TFLite Micro's Python interpreter is not installed")
+    from support.tflm_oracle import tflm_run
+
+    path = tmp_path / "wake.tflite"
+    path.write_bytes(build_wake_model())
+    inputs, _ = write_model.kws_inputs(prepare_graph(path))
+    assert sorted(int(np.argmax(tflm_run(path.read_bytes(), [x])[0])) for x in inputs) == [0, 1]
 
 
 def _arrays(header: str, name: str) -> np.ndarray:
@@ -52,7 +65,7 @@ def _arrays(header: str, name: str) -> np.ndarray:
     return np.array([[int(v) for v in row.split(",") if v.strip()] for row in re.findall(r"\{([^}]*)\}", body)])
 
 
-@pytest.mark.parametrize("kind", ["sine", "kws"])
+@pytest.mark.parametrize("kind", ["sine", "kws", "wake"])
 def test_vectors_are_reference_outputs(kind, tmp_path):
     model, header_path = tmp_path / f"{kind}.tflite", tmp_path / f"{kind}_vectors.h"
     assert write_model.main([kind, str(model), "--vectors", str(header_path)]) == 0
@@ -62,8 +75,8 @@ def test_vectors_are_reference_outputs(kind, tmp_path):
     for x, y in zip(inputs, expected):
         out = run(graph, [x.astype(np.int8).reshape(graph.type_of(graph.inputs[0]).shape)])[0]
         np.testing.assert_array_equal(out.ravel(), y)
-    if kind == "kws":
-        classes = re.search(r"vectors_kws_class\[\d+\] = \{([^}]*)\}", header).group(1)
+    if kind != "sine":
+        classes = re.search(rf"vectors_{kind}_class\[\d+\] = \{{([^}}]*)\}}", header).group(1)
         assert [int(c) for c in classes.split(",")] == [int(np.argmax(y)) for y in expected]
 
     # The header and the generated model compile together, warning-free (as the samples use them).

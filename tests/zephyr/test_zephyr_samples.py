@@ -14,8 +14,9 @@ import pytest
 
 from zephyr_env import REPO, boards, new_build, ordered_matches
 
-SAMPLES = {"hello_model": "sine", "keyword_spotting": "kws"}
-DONE = {"hello_model": r"max \|y - sin\(x\)\|", "keyword_spotting": r"inputs match the reference"}
+SAMPLES = {"hello_model": "sine", "keyword_spotting": "kws", "cascade": "kws"}
+DONE = {"hello_model": r"max \|y - sin\(x\)\|", "keyword_spotting": r"inputs match the reference",
+        "cascade": r"inputs match the reference"}
 
 _builds = {}
 
@@ -47,15 +48,15 @@ def test_sample_builds_and_runs(sample, board, tmp_path_factory):
 
 
 @pytest.mark.parametrize("board", boards())
-@pytest.mark.parametrize("sample", sorted(SAMPLES))
+@pytest.mark.parametrize("sample", ["hello_model", "keyword_spotting"])
 def test_budget_summary_line(sample, board, tmp_path_factory):
     build = sample_build(sample, board, tmp_path_factory)
     model = SAMPLES[sample]
     lines = [line for line in build.log.splitlines() if line.startswith("micro-relay budget: ")]
     assert len(lines) == 1, build.log[-3000:]
     found = re.search(rf"^micro-relay budget: {re.escape(board)}(/\S+)?: RAM \d+ B .*, Flash \d+ B .*; "
-                      rf"model {model}: arena \d+ B, (data \d+ B, )?weights (\d+) B \(([a-z]+ \d+ B(, )?)+\), "
-                      rf"(params \d+ B, )?code \d+ B", lines[0])
+                      rf"model {model}: arena \d+ B, (data \d+ B, )?weights (\d+) B \(([a-z]+ \d+ B(, )?)+\) "
+                      rf"crc32 (0x[0-9a-f]{{8}}), (params \d+ B, )?code \d+ B", lines[0])
     assert found, lines[0]
     plan = json.loads((build.build_dir / "micro_relay" / model / f"{model}.plan.json").read_text())
     assert f"model {model}: arena {plan['arena_bytes']} B" in lines[0]
@@ -64,6 +65,22 @@ def test_budget_summary_line(sample, board, tmp_path_factory):
     parts = ", ".join(f"{part} {plan['weights'][part]} B" for part in ("weights", "biases", "requantization", "tables")
                       if plan["weights"][part])
     assert f"weights {plan['weights_bytes']} B ({parts})" in lines[0]
+    # the weights the image holds are the ones compiled: the CRC of the linked arrays is the plan's
+    assert found.group(6) == plan["weights"]["crc32"]
+
+
+@pytest.mark.parametrize("board", boards())
+def test_cascade_budget_line_shows_the_group_once(board, tmp_path_factory):
+    build = sample_build("cascade", board, tmp_path_factory)
+    (line,) = [line for line in build.log.splitlines() if line.startswith("micro-relay budget: ")]
+    plans = {name: json.loads((build.build_dir / "micro_relay" / name / f"{name}.plan.json").read_text())
+             for name in ("wake", "kws")}
+    largest = max(plan["arena_bytes"] for plan in plans.values())
+    assert f"; arena group audio {largest} B for wake, kws" in line, line
+    for name, plan in plans.items():
+        assert re.search(rf"model {name}: arena in group audio, weights {plan['weights_bytes']} B \([^)]*\) "
+                         rf"crc32 {plan['weights']['crc32']}", line), line
+        assert plan["arena_group"] == "audio"
 
 
 def _linker_bytes(log: str, region: str) -> int | None:

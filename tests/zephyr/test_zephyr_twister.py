@@ -14,7 +14,8 @@ import pytest
 from zephyr_env import QEMU_MACHINES, REPO, _module_args, board_env, boards
 
 EXPECTED = {"micro_relay.model_outputs", "micro_relay.model_outputs.noinit_arena", "micro_relay.two_models",
-            "micro_relay.budget.over_budget", "micro_relay.sample.hello_model", "micro_relay.sample.keyword_spotting"}
+            "micro_relay.budget.over_budget", "micro_relay.sample.hello_model", "micro_relay.sample.keyword_spotting",
+            "micro_relay.sample.cascade"}
 
 
 @pytest.mark.parametrize("board", boards())

@@ -27,7 +27,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BOARDS = "native_sim,qemu_cortex_m3"
-ARM_BOARDS = {"qemu_cortex_m3", "mps2/an386"}
+ARM_BOARDS = {"qemu_cortex_m3", "mps2/an386", "mps2/an385"}  # mps2/an385: a Cortex-M3 with the MPU (userspace)
 # Boards QEMU emulates whose Zephyr 4.1 board files offer only Arm's FVP: run them in QEMU directly.
 # (Twister can only build these.)
 QEMU_MACHINES = {"mps2/an386": ("mps2-an386", "cortex-m4")}

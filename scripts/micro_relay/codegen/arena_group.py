@@ -12,6 +12,8 @@ NAME_invoke_with(arena) is unchanged: a member can still run on an arena of the 
 
 from __future__ import annotations
 
+import re
+
 from .. import __version__
 from ..errors import CompileError
 from .c_text import c_comment
@@ -104,6 +106,10 @@ def emit_group(group: str, arena_bytes: dict[str, int], align: int, arena_sectio
         "",
     ])
     section = f' MR_SECTION("{arena_section}")' if arena_section else ""
+    # The owner flag goes with the arena into a memory partition's zeroed section (Zephyr's data_smem_*_bss:
+    # a user-mode thread that runs the models writes it); any other section may not be zeroed at boot (a
+    # noinit one), so there it stays in .bss.
+    owner_section = section if arena_section and re.fullmatch(r"data_smem_\w+_bss", arena_section) else ""
     source = "\n".join([
         generated,
         f'#include "{group}_arena.h"',
@@ -111,7 +117,7 @@ def emit_group(group: str, arena_bytes: dict[str, int], align: int, arena_sectio
         '#include "micro_relay/crt.h"',
         "",
         f"uint8_t {group}_arena[{max(size, 1)}] MR_ALIGNED({align}){section};",
-        f"volatile uint8_t {group}_arena_owner;",
+        f"volatile uint8_t {group}_arena_owner{owner_section};",
         "",
     ])
     return {f"{group}_arena.h": header, f"{group}_arena.c": source}

@@ -54,17 +54,17 @@ def _conv(x: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int, depthwise: b
     return y + b
 
 
-def _layers(rng: np.random.Generator) -> list[dict]:
+def _layers(rng: np.random.Generator, channels: int, blocks: int, classes: int) -> list[dict]:
     def he(shape, fan_in):
         return rng.normal(0.0, np.sqrt(2.0 / fan_in), shape)
 
-    layers = [dict(kind="conv", w=he((CHANNELS, *FIRST_KERNEL, 1), FIRST_KERNEL[0] * FIRST_KERNEL[1]),
-                   b=rng.normal(0.0, 0.1, CHANNELS), stride=FIRST_STRIDE)]
-    for _ in range(BLOCKS):
-        layers.append(dict(kind="depthwise", w=he((1, 3, 3, CHANNELS), 9), b=rng.normal(0.0, 0.1, CHANNELS), stride=1))
-        layers.append(dict(kind="conv", w=he((CHANNELS, 1, 1, CHANNELS), CHANNELS),
-                           b=rng.normal(0.0, 0.1, CHANNELS), stride=1))
-    layers.append(dict(kind="dense", w=he((CLASSES, CHANNELS), CHANNELS), b=rng.normal(0.0, 0.1, CLASSES)))
+    layers = [dict(kind="conv", w=he((channels, *FIRST_KERNEL, 1), FIRST_KERNEL[0] * FIRST_KERNEL[1]),
+                   b=rng.normal(0.0, 0.1, channels), stride=FIRST_STRIDE)]
+    for _ in range(blocks):
+        layers.append(dict(kind="depthwise", w=he((1, 3, 3, channels), 9), b=rng.normal(0.0, 0.1, channels), stride=1))
+        layers.append(dict(kind="conv", w=he((channels, 1, 1, channels), channels),
+                           b=rng.normal(0.0, 0.1, channels), stride=1))
+    layers.append(dict(kind="dense", w=he((classes, channels), channels), b=rng.normal(0.0, 0.1, classes)))
     return layers
 
 
@@ -89,10 +89,11 @@ def _affine(lo: float, hi: float) -> tuple[float, int]:
     return float(np.float32(scale)), zero_point
 
 
-def build_kws_model(seed: int = 7) -> bytes:
-    """The int8 .tflite bytes of the DS-CNN-shaped network."""
+def build_kws_model(seed: int = 7, channels: int = CHANNELS, blocks: int = BLOCKS, classes: int = CLASSES) -> bytes:
+    """The int8 .tflite bytes of the DS-CNN-shaped network (narrower, shallower or with fewer classes: the
+    small wake-word gate of samples/cascade)."""
     rng = np.random.default_rng(seed)
-    layers = _layers(rng)
+    layers = _layers(rng, channels, blocks, classes)
     calibration = rng.uniform(*INPUT_RANGE, (16, *INPUT_SHAPE[1:]))
     ranges = [(float(a.min()), float(a.max())) for a in forward(layers, calibration)]
 
@@ -117,7 +118,7 @@ def build_kws_model(seed: int = 7) -> bytes:
         bias = b.tensor(f"{name}/bias", (w.shape[axis],), "int32", data=b_q, scale=list(b_scales), zero_point=0,
                         axis=0)
         stride = layer["stride"]
-        shape = (1, -(-shape[1] // stride), -(-shape[2] // stride), CHANNELS)
+        shape = (1, -(-shape[1] // stride), -(-shape[2] // stride), channels)
         out_scale, out_zp = _affine(*ranges[index])
         out = b.tensor(f"{name}/out", shape, "int8", scale=out_scale, zero_point=out_zp)
         if depthwise:
@@ -128,21 +129,31 @@ def build_kws_model(seed: int = 7) -> bytes:
         current, in_scale = out, out_scale
         in_zp = out_zp
 
-    pooled = b.tensor("pool/out", (1, 1, 1, CHANNELS), "int8", scale=in_scale, zero_point=in_zp)
+    pooled = b.tensor("pool/out", (1, 1, 1, channels), "int8", scale=in_scale, zero_point=in_zp)
     b.op("AVERAGE_POOL_2D", [current], [pooled], padding="VALID", filter_size=shape[1:3], stride=1)
-    flat = b.tensor("flatten/out", (1, CHANNELS), "int8", scale=in_scale, zero_point=in_zp)
-    shape_tensor = b.tensor("flatten/shape", (2,), "int32", data=np.array([1, CHANNELS], dtype=np.int32))
-    b.op("RESHAPE", [pooled, shape_tensor], [flat], new_shape=[1, CHANNELS])
+    flat = b.tensor("flatten/out", (1, channels), "int8", scale=in_scale, zero_point=in_zp)
+    shape_tensor = b.tensor("flatten/shape", (2,), "int32", data=np.array([1, channels], dtype=np.int32))
+    b.op("RESHAPE", [pooled, shape_tensor], [flat], new_shape=[1, channels])
 
     dense = layers[-1]
     w_scale = float(np.float32(np.abs(dense["w"]).max() / 127.0))
     w_q = np.clip(np.round(dense["w"] / w_scale), -127, 127).astype(np.int8)
     b_q = np.round(dense["b"] / (in_scale * w_scale)).astype(np.int32)
     weight = b.tensor("dense/weights", dense["w"].shape, "int8", data=w_q, scale=w_scale, zero_point=0)
-    bias = b.tensor("dense/bias", (CLASSES,), "int32", data=b_q, scale=in_scale * w_scale, zero_point=0)
+    bias = b.tensor("dense/bias", (classes,), "int32", data=b_q, scale=in_scale * w_scale, zero_point=0)
     logit_scale, logit_zp = _affine(*ranges[-1])
-    logits = b.tensor("dense/out", (1, CLASSES), "int8", scale=logit_scale, zero_point=logit_zp)
+    logits = b.tensor("dense/out", (1, classes), "int8", scale=logit_scale, zero_point=logit_zp)
     b.op("FULLY_CONNECTED", [flat, weight, bias], [logits])
-    probs = b.tensor("probabilities", (1, CLASSES), "int8", scale=1.0 / 256.0, zero_point=-128)
+    probs = b.tensor("probabilities", (1, classes), "int8", scale=1.0 / 256.0, zero_point=-128)
     b.op("SOFTMAX", [logits], [probs], beta=1.0)
     return b.inputs(first).outputs(probs).build()
+
+
+# The wake-word gate of samples/cascade: the same shape, 8 channels, one block, two classes (0 no, 1 wake).
+# The seed is one for which the two fixed test inputs (write_model.kws_inputs) fall on either side of the
+# gate, so the sample runs both of its paths.
+WAKE_SEED, WAKE_CHANNELS, WAKE_BLOCKS = 34, 8, 1
+
+
+def build_wake_model() -> bytes:
+    return build_kws_model(seed=WAKE_SEED, channels=WAKE_CHANNELS, blocks=WAKE_BLOCKS, classes=2)

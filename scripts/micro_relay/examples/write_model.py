@@ -6,6 +6,7 @@
 Models (generated here, nothing downloaded):
   sine  1-16-16-1 int8 network trained on sin(x), x in [0, 2π] (examples/sine_model.py)
   kws   DS-CNN-shaped int8 keyword-spotting network with seeded weights (examples/kws_model.py)
+  wake  its small two-class sibling (8 channels, one block): the wake-word gate of samples/cascade
   wide  one int8 dense layer with 320 KiB of weights, too large for a 256 KiB board (examples/wide_model.py;
         no vectors: it is compiled, never run)
   snug  the same with 250 KiB of weights: fits a 256 KiB board alone, not with the firmware
@@ -45,6 +46,12 @@ def _kws() -> bytes:
     return build_kws_model()
 
 
+def _wake() -> bytes:
+    from .kws_model import build_wake_model
+
+    return build_wake_model()
+
+
 def _wide() -> bytes:
     from .wide_model import build_wide_model
 
@@ -57,7 +64,7 @@ def _snug() -> bytes:
     return build_wide_model(units=SNUG_UNITS)
 
 
-MODELS = {"sine": _sine, "kws": _kws, "wide": _wide, "snug": _snug}
+MODELS = {"sine": _sine, "kws": _kws, "wake": _wake, "wide": _wide, "snug": _snug}
 
 
 def _quantize(values: np.ndarray, scale: float, zero_point: int, dtype: np.dtype) -> np.ndarray:
@@ -85,7 +92,7 @@ def kws_inputs(graph) -> tuple[list[np.ndarray], list[float]]:
     return [noise, ramp], []
 
 
-INPUTS = {"sine": sine_inputs, "kws": kws_inputs}
+INPUTS = {"sine": sine_inputs, "kws": kws_inputs, "wake": kws_inputs}
 
 
 def _c_array(values: np.ndarray) -> str:
