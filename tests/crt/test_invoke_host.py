@@ -75,13 +75,16 @@ def _inputs(count: int) -> list[np.ndarray]:
 
 def test_every_kernel_entry_point_returns_an_int_status():
     """Every kernel a runtime or adapter header declares returns int, and no source defines a void one. The
-    layout functions (the scratch sizes the compiler plans, tests/kernels/test_layouts.py) return sizes."""
+    layout functions (the scratch sizes the compiler plans, tests/kernels/test_layouts.py) return sizes, and
+    the weights' checksum its CRC."""
     declared = {}
     for header in HEADERS:
         for ret, name in _PROTOTYPE.findall(header.read_text()):
             declared[name] = " ".join(ret.split())
     layouts = {name: ret for name, ret in declared.items() if name.endswith(("_scratch_bytes", "_tile_pixels",
                                                                                "_kept_rows"))}
+    # mr_crc32 (crc32.h) is no kernel: NAME_verify's checksum, it returns the CRC (mr_verify_spans the status)
+    assert declared.pop("mr_crc32") == "uint32_t" and declared["mr_verify_spans"] == "int"
     kernels = {name: ret for name, ret in declared.items() if name not in layouts}
     assert len(kernels) > 80 and "mr_conv2d_s8_portable" in kernels and "mr_dense_s8_portable" in kernels
     assert {name: ret for name, ret in kernels.items() if ret != "int"} == {}

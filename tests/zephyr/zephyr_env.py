@@ -27,7 +27,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_BOARDS = "native_sim,qemu_cortex_m3"
-ARM_BOARDS = {"qemu_cortex_m3", "mps2/an386", "mps2/an385"}  # mps2/an385: a Cortex-M3 with the MPU (userspace)
+# mps2/an385 (Cortex-M3) and mps2/an521/cpu0 (Cortex-M33, TrustZone-M, secure state): MPUs Zephyr drives and
+# QEMU emulates (tests/zephyr/userspace)
+ARM_BOARDS = {"qemu_cortex_m3", "mps2/an386", "mps2/an385", "mps2/an521/cpu0"}
 # Boards QEMU emulates whose Zephyr 4.1 board files offer only Arm's FVP: run them in QEMU directly.
 # (Twister can only build these.)
 QEMU_MACHINES = {"mps2/an386": ("mps2-an386", "cortex-m4")}
