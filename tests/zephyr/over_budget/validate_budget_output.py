@@ -5,7 +5,8 @@
 
 The report must name the board, both budgets with their source, the totals and the excess (total minus
 budget), and the model's share: its arena (the size the compiler planned, read from the plan report),
-its weights (the plan report's weights_bytes: one figure), its code, the runtime's kernels, and a hint
+its weights (the plan report's weights_bytes: one figure, and its CRC-32: the image's arrays are the ones
+compiled), its code, the runtime's kernels, and a hint
 for each region over budget.
 """
 
@@ -15,7 +16,7 @@ import re
 import sys
 
 
-def check(report: str, board: str, arena: int, weights_bytes: int) -> list[str]:
+def check(report: str, board: str, arena: int, weights_bytes: int, crc32: str) -> list[str]:
     problems = []
     lines = report.splitlines()
 
@@ -38,9 +39,12 @@ def check(report: str, board: str, arena: int, weights_bytes: int) -> list[str]:
     need(r"^  Flash \d+ B of 4096 B \(\d+\.\d%\), OVER, sections: ", "Flash sections")
     need(r"^  model sine: RAM \d+ B, Flash \d+ B$", "model share")
     need(rf"^    arena {arena} B: sine_arena {arena} B$", "arena")
-    weights = need(r"^    weights (\d+) B( \([a-z]+ \d+ B(, [a-z]+ \d+ B)*\))?: sine_\w+ \d+ B", "weights")
+    weights = need(r"^    weights (\d+) B( \([a-z]+ \d+ B(, [a-z]+ \d+ B)*\))? crc32 (0x[0-9a-f]{8}): sine_\w+ \d+ B",
+                   "weights")
     if weights and int(weights.group(1)) != weights_bytes:
         problems.append(f"weights {weights.group(1)} B are not the plan's weights_bytes {weights_bytes}")
+    if weights and weights.group(4) != crc32:
+        problems.append(f"weights crc32 {weights.group(4)} is not the plan's {crc32}")
     need(r"^  hint: RAM: ", "RAM hint")
     need(r"^  hint: Flash: ", "Flash hint")
     need(r"^    code \d+ B: .*sine_invoke \d+ B", "code")
@@ -60,7 +64,7 @@ def main(argv=None) -> int:
         report = handle.read()
     with open(args.plan, encoding="utf-8") as handle:
         plan = json.load(handle)
-    problems = check(report, args.board, plan["arena_bytes"], plan["weights_bytes"])
+    problems = check(report, args.board, plan["arena_bytes"], plan["weights_bytes"], plan["weights"]["crc32"])
     for problem in problems:
         print(f"validate_budget_output: {problem}", file=sys.stderr)
     if problems:
