@@ -86,10 +86,10 @@ def _cmd_compile(args) -> int:
     from .compiler import compile_graph, group_files, prepare_graph, write_models
     from .quantize.cli_options import apply as apply_quantization
 
-    start = time.perf_counter()
     names = _compile_names(args)
     models, reports = [], []
     for path, name in zip(args.model, names):
+        start = time.perf_counter()
         graph = prepare_graph(path, **_load_options(args))
         graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
         model = compile_graph(graph, name, Path(path).name, args.arena_section, kernels=args.kernels,
@@ -98,15 +98,14 @@ def _cmd_compile(args) -> int:
         over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, path)
         if over:
             return over  # nothing written: the build stops here, before a link that would fail
-        models.append((path, graph, model))
-    arenas = {m.name: m.plan.arena_bytes for _, _, m in models}
+        models.append((path, graph, model, time.perf_counter() - start))
+    arenas = {m.name: m.plan.arena_bytes for _, _, m, _ in models}
     grouped = args.arena_group and not args.no_group_files
     group = group_files(args.arena_group, arenas, args.arena_section) if grouped else {}
-    write_models([m for _, _, m in models], args.output, with_runtime=not args.no_runtime, extra_files=group)
+    write_models([m for _, _, m, _ in models], args.output, with_runtime=not args.no_runtime, extra_files=group)
     for report in reports:  # the quantization report, once the files are written: a failure stays one line
         _log(report)
-    elapsed = time.perf_counter() - start
-    for path, graph, model in models:
+    for path, graph, model, elapsed in models:  # each model's own time, from its file to its checked plan
         plan = model.plan
         state = f"and state {plan.state.state_bytes} B (kept between invokes) " if plan.state else ""
         _log(f"compiled {path} -> {args.output}/{model.name}.c: {len(graph.nodes)} nodes, arena {plan.arena_bytes} B "
@@ -118,7 +117,9 @@ def _cmd_compile(args) -> int:
 
 
 def _log_group(group: str, arenas: dict[str, int], output: str) -> None:
-    largest, separate = max(arenas.values()), sum(arenas.values())
+    from .codegen.arena_group import group_arena_bytes
+
+    largest, separate = group_arena_bytes(arenas), sum(arenas.values())
     _log(f"arena group {group} -> {output}/{group}_arena.c: {largest} B shared by {', '.join(arenas)} (separate "
          f"arenas: {separate} B, {separate - largest} B saved)")
 
