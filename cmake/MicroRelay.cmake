@@ -180,6 +180,7 @@ function(micro_relay_model target)
   target_sources(${target} PRIVATE "${out_dir}/${name}.c")
   target_include_directories(${target} PRIVATE "${out_dir}")
   set_property(TARGET micro_relay APPEND PROPERTY MICRO_RELAY_MODELS "${name}")
+  set_property(TARGET micro_relay APPEND PROPERTY MICRO_RELAY_PLANS "${out_dir}/${name}.plan.json")
 endfunction()
 
 # Record a member of an arena group; the first member schedules the group's files for the end of the

@@ -344,7 +344,8 @@ def build_parser() -> argparse.ArgumentParser:
     from .budget import cli as budget_cli
 
     p = sub.add_parser("budget", help="check a linked image against RAM and Flash budgets",
-                       description=budget_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                       description=budget_cli.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       fromfile_prefix_chars="@")  # @FILE: arguments one per line (the Zephyr module's models)
     budget_cli.add_arguments(p)
     p.set_defaults(func=_cmd_budget)
 

@@ -1,5 +1,7 @@
 """The budget check of an image with an arena group: the group's arena counts once, as the group's, with the
-models that use it; each member is shown without an arena of its own, and its weights with their CRC.
+models that use it; each member is shown without an arena of its own, and its weights with their CRC. Given the
+members' plans, the group's line says what separate arenas would take and what the group saves, also when the
+link overflows (budget/link.py) and when the arguments come from a file, as the Zephyr module passes them.
 
 The image is the keyword-spotting and sine examples compiled with one --arena-group, every file built for a
 Cortex-M4 with arm-none-eabi-gcc and combined into one relocatable object; the sizes are read from that object's
@@ -17,6 +19,7 @@ from elftools.elf.elffile import ELFFile
 from micro_relay.budget import Budget, BudgetJudge, ElfImage
 from micro_relay.budget.cli import main as budget_main
 from micro_relay.budget.judge import parse_groups
+from micro_relay.budget.link import main as link_main
 from micro_relay.cli import main
 from micro_relay.errors import CompileError
 from micro_relay.examples.kws_model import build_kws_model
@@ -44,6 +47,16 @@ def image(tmp_path_factory):
     subprocess.run([gcc, "-r", "-nostdlib", *objects, "-o", str(elf)], check=True)
     plans = {name: json.loads((out / f"{name}.plan.json").read_text()) for name in ("kws", "sine")}
     return elf, plans
+
+
+def _plan_paths(elf) -> list[str]:
+    return [str(elf.parent / "out" / f"{name}.plan.json") for name in ("kws", "sine")]
+
+
+def _saved_text(plans) -> str:
+    largest = max(p["arena_bytes"] for p in plans.values())
+    separate = plans["kws"]["arena_bytes"] + plans["sine"]["arena_bytes"]
+    return f"arena group audio {largest} B for kws, sine (separate arenas: {separate} B, {separate - largest} B saved)"
 
 
 def _symbol_sizes(elf) -> dict[str, int]:
@@ -75,6 +88,79 @@ def test_over_budget_the_group_has_its_own_line(image, capsys):
     assert code == 1
     assert f"  arena group audio {largest} B for kws, sine: RAM {largest + 1} B: audio_arena {largest} B" in err
     assert "    arena in group audio: -" in err
+
+
+def test_with_the_plans_the_group_says_what_it_saves(image, capsys):
+    elf, plans = image
+    plan_args = [f"--plan={path}" for path in _plan_paths(elf)]
+    assert budget_main(["--elf", str(elf), "--arena-group", "audio:kws,audio:sine", *plan_args]) == 0
+    line = capsys.readouterr().out
+    assert _saved_text(plans) in line
+    # one member's plan missing: no sum is claimed
+    assert budget_main(["--elf", str(elf), "--arena-group", "audio:kws,audio:sine", plan_args[0]]) == 0
+    line = capsys.readouterr().out
+    assert "arena group audio" in line and "separate arenas" not in line
+
+
+def test_arguments_from_a_file_one_a_line(image, tmp_path, capsys):
+    """The Zephyr module's form: @FILE, one argument a line, empty values where the build has none."""
+    elf, plans = image
+    args = tmp_path / "budget_models.args"
+    args.write_text("--model=kws,sine\n--arena-group=audio:kws,audio:sine\n"
+                    + "".join(f"--plan={path}\n" for path in _plan_paths(elf)))
+    assert main(["budget", "--elf", str(elf), f"@{args}"]) == 0
+    assert _saved_text(plans) in capsys.readouterr().out
+    args.write_text("--model=\n--arena-group=\n--plan=\n")  # an image without models
+    assert main(["budget", "--elf", str(elf), f"@{args}"]) == 0
+    assert "arena group" not in capsys.readouterr().out
+
+
+def test_a_bad_plan_is_one_line(image, tmp_path, capsys):
+    elf, _ = image
+    (tmp_path / "x.plan.json").write_text('{"model": "kws"}')
+    (tmp_path / "y.plan.json").write_text("{")
+    for plan, said in ((tmp_path / "x.plan.json", "not a Micro Relay plan"), (tmp_path / "y.plan.json", "not JSON"),
+                       (tmp_path / "none.plan.json", "cannot read the plan")):
+        assert budget_main(["--elf", str(elf), "--plan", str(plan)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and said in err and str(plan) in err and "Traceback" not in err
+
+
+LINKER_SCRIPT = """
+MEMORY { FLASH (rx) : ORIGIN = 0x00000000, LENGTH = 256K
+         RAM (rwx)  : ORIGIN = 0x20000000, LENGTH = 4K }
+ENTRY(_start)
+SECTIONS {
+  .text : { *(.text*) } > FLASH
+  .rodata : { *(.rodata*) } > FLASH
+  .data : { *(.data*) } > RAM AT > FLASH
+  .bss (NOLOAD) : { *(.bss*) *(COMMON) } > RAM
+}
+"""
+
+
+def test_a_group_over_its_ram_at_the_link(image, tmp_path, capsys):
+    """The group's arena overflows a 4 KiB RAM at the link: the wrapper's report has the group and its saving."""
+    elf, plans = image
+    gcc = require_gcc()
+    (tmp_path / "start.c").write_text('#include "kws.h"\n#include "sine.h"\n'
+                                      "void _start(void) { (void)kws_invoke(); (void)sine_invoke(); for (;;) { } }\n")
+    start = tmp_path / "start.o"
+    subprocess.run([gcc, "-mcpu=cortex-m4", "-mthumb", "-Os", "-std=c99", "-I", str(elf.parent / "out"), "-c",
+                    str(tmp_path / "start.c"), "-o", str(start)], check=True)
+    (tmp_path / "x.ld").write_text(LINKER_SCRIPT)
+    (tmp_path / ".config").write_text('CONFIG_BOARD_TARGET="tiny"\nCONFIG_SRAM_SIZE=4\nCONFIG_FLASH_SIZE=256\n')
+    args = tmp_path / "budget_models.args"
+    args.write_text("--model=kws,sine\n--arena-group=audio:kws,audio:sine\n"
+                    + "".join(f"--plan={path}\n" for path in _plan_paths(elf)))
+    out = tmp_path / "x.elf"
+    code = link_main(["--config", str(tmp_path / ".config"), f"@{args}", "--", gcc, "-mcpu=cortex-m4", "-mthumb",
+                      "-nostartfiles", "--specs=nano.specs", str(start), str(elf), f"-Wl,-T{tmp_path / 'x.ld'}",
+                      "-lm", "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code != 0 and not out.exists() and "overflowed by" in err
+    assert "error: RAM over budget on tiny" in err
+    assert f"  {_saved_text(plans)}: RAM " in err and "    arena in group audio: -" in err
 
 
 def test_a_bad_group_spec_is_one_line():

@@ -76,7 +76,9 @@ def test_cascade_budget_line_shows_the_group_once(board, tmp_path_factory):
     plans = {name: json.loads((build.build_dir / "micro_relay" / name / f"{name}.plan.json").read_text())
              for name in ("wake", "kws")}
     largest = max(plan["arena_bytes"] for plan in plans.values())
-    assert f"; arena group audio {largest} B for wake, kws" in line, line
+    separate = sum(plan["arena_bytes"] for plan in plans.values())
+    assert (f"; arena group audio {largest} B for wake, kws (separate arenas: {separate} B, "
+            f"{separate - largest} B saved)") in line, line
     for name, plan in plans.items():
         assert re.search(rf"model {name}: arena in group audio, weights {plan['weights_bytes']} B \([^)]*\) "
                          rf"crc32 {plan['weights']['crc32']}", line), line

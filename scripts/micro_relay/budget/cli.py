@@ -37,17 +37,52 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget-yaml", help="per-board budget file (see micro_relay/budget/config.py)")
     parser.add_argument("--ram", help="RAM limit, e.g. 64K")
     parser.add_argument("--flash", help="Flash limit, e.g. 256K")
-    parser.add_argument("--model", action="append", default=[],
-                        help="model name (C prefix) to attribute; repeat or comma-separate; "
-                             "default: every model found in the image")
-    parser.add_argument("--arena-group", action="append", default=[], metavar="GROUP:MODEL,...",
-                        help="the models of an arena group (they share GROUP_arena); repeat or comma-separate")
+    add_model_arguments(parser)
     parser.add_argument("--output", help="also write the report to this file")
     parser.add_argument("--withdraw-images", action="store_true",
                         help="over budget: remove the images made from the ELF (.hex, .bin, .uf2, .s19, .exe) and "
                              "rename the ELF NAME.elf.over-budget")
     parser.add_argument("--always-succeed", action="store_true",
                         help="exit 0 even when over budget (for tests that check the report)")
+
+
+def add_model_arguments(parser: argparse.ArgumentParser) -> None:
+    """What the caller says of the models in the image; the post-link check and the link wrapper both take them."""
+    parser.add_argument("--model", action="append", default=[],
+                        help="model name (C prefix) to attribute; repeat or comma-separate; "
+                             "default: every model found in the image")
+    parser.add_argument("--arena-group", action="append", default=[], metavar="GROUP:MODEL,...",
+                        help="the models of an arena group (they share GROUP_arena); repeat or comma-separate")
+    parser.add_argument("--plan", action="append", default=[], metavar="NAME.plan.json",
+                        help="a model's plan (repeat): the members' own arenas, for what a group saves")
+
+
+def judge_for(image, budget, args):
+    """The BudgetJudge of `image` with the models, arena groups and plans `args` names."""
+    from .judge import BudgetJudge, parse_groups
+
+
+    models = [name for value in args.model for name in value.split(",") if name]
+    return BudgetJudge(image, budget, models, parse_groups(args.arena_group), read_plans(args.plan))
+
+
+def read_plans(paths) -> dict[str, dict]:
+    """{model: its plan} of each NAME.plan.json named (empty names are skipped: CMake's list of none)."""
+    import json
+
+    plans = {}
+    for path in filter(None, paths):
+        try:
+            plan = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise CompileError(f"cannot read the plan: {exc.strerror or exc}", str(path)) from None
+        except ValueError:
+            raise CompileError("the plan is not JSON", str(path)) from None
+        if not (isinstance(plan, dict) and isinstance(plan.get("model"), str)
+                and isinstance(plan.get("arena_bytes"), int)):
+            raise CompileError("not a Micro Relay plan (no model name and arena_bytes)", str(path))
+        plans[plan["model"]] = plan
+    return plans
 
 
 def _build_dir_inputs(build_dir: Path) -> tuple[Path, Path, Path | None]:
@@ -82,7 +117,6 @@ def _application_dir(build_dir: Path) -> Path:
 def run(args) -> int:
     from .config import read_kconfig, resolve_budget
     from .elf import ElfImage
-    from .judge import BudgetJudge, parse_groups
 
     elf, config, yaml_path = args.elf, args.config, args.budget_yaml
     if args.build_dir:
@@ -94,8 +128,7 @@ def run(args) -> int:
         raise CompileError("no image to check: give --elf or --build-dir", "micro-relay budget")
     kconfig = read_kconfig(config) if config else {}
     budget = resolve_budget(args.board, kconfig, yaml_path, args.ram, args.flash)
-    models = [name for value in args.model for name in value.split(",") if name]
-    verdict = BudgetJudge(ElfImage(elf), budget, models, parse_groups(args.arena_group)).verdict()
+    verdict = judge_for(ElfImage(elf), budget, args).verdict()
     if args.output:
         Path(args.output).write_text(verdict.text, encoding="utf-8")
     (sys.stdout if verdict.ok else sys.stderr).write(verdict.text)
@@ -128,7 +161,7 @@ def withdraw_images(elf: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="micro-relay budget", description=__doc__,
+    parser = argparse.ArgumentParser(prog="micro-relay budget", description=__doc__, fromfile_prefix_chars="@",
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)

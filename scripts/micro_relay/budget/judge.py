@@ -21,7 +21,9 @@ the weights that model was compiled with (codegen/integrity.py).
 
 Models of an arena group (codegen/arena_group.py) have no arena of their own: the group's, GROUP_arena, and
 its owner flag are the group's share, shown once with the models that use it. Groups are named by the caller
-(`--arena-group GROUP:MODEL,...`; the Zephyr integration passes its micro_relay_model() ARENA_GROUPs).
+(`--arena-group GROUP:MODEL,...`; the Zephyr integration passes its micro_relay_model() ARENA_GROUPs). The
+image holds no member's own arena size: given every member's plan (`--plan NAME.plan.json`), the group's line
+also says what separate arenas would take, the sum of the plans' arena_bytes, and the RAM the group saves.
 
 A failure ends with a hint: what to try for the region that is over (hint_lines, also printed by the
 generator's own check before the link, budget/before_link.py).
@@ -101,7 +103,8 @@ class BudgetJudge:
 
     PARTS = ("arena", "data", "weights", "params", "code")
 
-    def __init__(self, image: ElfImage, budget: Budget, models=None, groups: dict[str, list[str]] | None = None):
+    def __init__(self, image: ElfImage, budget: Budget, models=None, groups: dict[str, list[str]] | None = None,
+                 plans: dict[str, dict] | None = None):
         from .regions import place
 
         self.image, self.placed = place(image, budget.regions)  # sections in named regions leave RAM/Flash
@@ -112,6 +115,7 @@ class BudgetJudge:
         self.runtime = Share("runtime")
         self.groups = {g: list(members) for g, members in sorted((groups or {}).items())}
         self.group_shares = {g: Share(g) for g in self.groups}
+        self.plans = dict(plans or {})
         by_length = sorted(self.models, key=len, reverse=True)
         for symbol in symbols:
             owner = next((m for m in by_length if symbol.name.startswith(m + "_")), None)
@@ -188,8 +192,12 @@ class BudgetJudge:
         return f"{share.owner}: " + ", ".join(parts)
 
     def _group_brief(self, group: str) -> str:
-        share = self.group_shares[group]
-        return f"{group} {share.bytes('arena')} B for {', '.join(self.groups[group])}"
+        share, members = self.group_shares[group], self.groups[group]
+        text = f"{group} {share.bytes('arena')} B for {', '.join(members)}"
+        if share.parts and all(m in self.plans for m in members):
+            separate = sum(self.plans[m]["arena_bytes"] for m in members)
+            text += f" (separate arenas: {separate} B, {separate - share.bytes('arena')} B saved)"
+        return text
 
     def summary_line(self) -> str:
         line = f"micro-relay budget: {self._board()}: {self._usage(RAM)}, {self._usage(FLASH)}"

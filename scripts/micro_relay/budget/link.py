@@ -11,8 +11,8 @@ this wrapper (CMake's C_LINKER_LAUNCHER):
    fit in region 'R'`): copy the linker script with each overflowed region 16 MiB longer (MEMORY's LENGTH; no
    other region, no address moves), link again into a temporary folder, read that image with the budget check
    (budget/judge.py: the same breakdown, held against the same budget: the board's memory, the Kconfig limits,
-   the budget YAML), print the report, and delete the temporary image: it never fits the board, and nothing
-   of it is left to flash.
+   the budget YAML, with the models, arena groups and plans the post-link check is given), print the report, and
+   delete the temporary image: it never fits the board, and nothing of it is left to flash.
 The linker's own error stays the first thing printed; the report follows it.
 """
 
@@ -71,9 +71,9 @@ def _output_argument(command: list[str]) -> int | None:
 
 def measure_overflowed(command: list[str], regions: list[str], args) -> list[str]:
     """The budget report of the image linked with the overflowed regions widened, or [] when it cannot be made."""
+    from .cli import judge_for
     from .config import read_kconfig, resolve_budget
     from .elf import ElfImage
-    from .judge import BudgetJudge
 
     script_at, output_at = _linker_script_argument(command), _output_argument(command)
     if script_at is None or output_at is None:
@@ -92,7 +92,7 @@ def measure_overflowed(command: list[str], regions: list[str], args) -> list[str
             return []
         kconfig = read_kconfig(args.config) if args.config else {}
         budget = resolve_budget(args.board, kconfig, args.budget_yaml)
-        verdict = BudgetJudge(ElfImage(spill), budget).verdict()
+        verdict = judge_for(ElfImage(spill), budget, args).verdict()
         lines = [line.replace(str(spill), f"{command[output_at]}, linked with more {'/'.join(regions)} to be "
                                           "measured, deleted") for line in verdict.lines]
     if verdict.ok:  # over a region the budget does not count (a CCM, a DTCM): the linker's message says it
@@ -108,11 +108,14 @@ def main(argv: list[str] | None = None) -> int:
         print("error: no link command: python3 -m micro_relay.budget.link [options] -- <command>", file=sys.stderr)
         return 2
     split = argv.index("--")
+    from .cli import add_model_arguments
+
     parser = argparse.ArgumentParser(prog="python3 -m micro_relay.budget.link", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     fromfile_prefix_chars="@", formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="the build's .config (board memory, CONFIG_MICRO_RELAY_* limits)")
     parser.add_argument("--board", help="board target of the budget YAML entry (default: from --config)")
     parser.add_argument("--budget-yaml", help="per-board budget file")
+    add_model_arguments(parser)
     args = parser.parse_args(argv[:split])
     command = argv[split + 1:]
     if not command:
