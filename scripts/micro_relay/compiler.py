@@ -97,8 +97,7 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold
         raise CompileError(f"the arena needs {plan.arena_bytes} bytes, over the {MAX_TENSOR_BYTES} a 32-bit target "
                            "can address", f"model '{name}'")
-    emitted = emit_model(name, lowered, plan, source, None if arena_group else arena_section, weights_section,
-                         arena_group)
+    emitted = emit_model(name, lowered, plan, source, arena_section, weights_section, arena_group)
     report = plan_report(name, lowered, plan, source, choices, emitted.flash)
     if arena_group:
         report["arena_group"] = arena_group

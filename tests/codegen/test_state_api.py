@@ -98,3 +98,30 @@ def test_header_reports_state_bytes_and_stateless_models_keep_their_api(tmp_path
     plain = Graph({"x": Tensor("x", VEC), "y": Tensor("y", VEC)}, [Node("nn.relu", ("x",), ("y",))], ("x",), ("y",))
     files = compile_graph(run_pipeline(plain), "plain", "t").files
     assert "STATE" not in files["plain.h"] and "state" not in files["plain.c"] and "reset" not in files["plain.h"]
+
+
+PARTITION = "data_smem_micro_relay_partition_bss"  # Zephyr's zeroed section of K_APP_BMEM(micro_relay_partition)
+
+
+@pytest.mark.parametrize("group", [None, "audio"], ids=["own arena", "arena group member"])
+@pytest.mark.parametrize("section,state_in", [(PARTITION, PARTITION), (".noinit.models", ".bss")],
+                         ids=["partition section", "noinit section"])
+def test_the_state_follows_the_arena_into_a_partition(tmp_path, group, section, state_in):
+    """A user-mode thread that runs the model writes its state and the state's reset flag: they go with the
+    arena into a partition's zeroed section; into a section that may not be zeroed at boot they do not."""
+    from elftools.elf.elffile import ELFFile
+
+    from micro_relay.compiler import group_files
+
+    model = compile_graph(counter(5.0), "counter", "test graph", arena_section=section, arena_group=group)
+    write_output(model, tmp_path)
+    for file, text in (group_files(group, {"counter": model.plan.arena_bytes}, section) if group else {}).items():
+        (tmp_path / file).write_text(text)
+    obj = tmp_path / "counter.o"
+    subprocess.run(["gcc", *STRICT_FLAGS, "-O2", "-I", str(tmp_path), "-c", str(tmp_path / "counter.c"), "-o",
+                    str(obj)], check=True)
+    with open(obj, "rb") as handle:
+        elf = ELFFile(handle)
+        placed = {s.name: elf.get_section(s["st_shndx"]).name for s in elf.get_section_by_name(".symtab").iter_symbols()
+                  if s.name.startswith("counter_state") and isinstance(s["st_shndx"], int)}
+    assert placed == {"counter_state": state_in, "counter_state_ready": state_in}, placed

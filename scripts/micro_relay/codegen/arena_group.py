@@ -12,12 +12,10 @@ NAME_invoke_with(arena) is unchanged: a member can still run on an arena of the 
 
 from __future__ import annotations
 
-import re
-
 from .. import __version__
 from ..errors import CompileError
 from .c_text import c_comment
-from .names import check_model_name
+from .names import check_model_name, zeroed_partition_section
 
 
 def group_arena_bytes(arena_bytes: dict[str, int]) -> int:
@@ -106,10 +104,9 @@ def emit_group(group: str, arena_bytes: dict[str, int], align: int, arena_sectio
         "",
     ])
     section = f' MR_SECTION("{arena_section}")' if arena_section else ""
-    # The owner flag goes with the arena into a memory partition's zeroed section (Zephyr's data_smem_*_bss:
-    # a user-mode thread that runs the models writes it); any other section may not be zeroed at boot (a
-    # noinit one), so there it stays in .bss.
-    owner_section = section if arena_section and re.fullmatch(r"data_smem_\w+_bss", arena_section) else ""
+    # The owner flag goes with the arena into a memory partition's zeroed section (a user-mode thread that runs
+    # the models writes it); elsewhere it stays in .bss.
+    owner_section = section if zeroed_partition_section(arena_section) else ""
     source = "\n".join([
         generated,
         f'#include "{group}_arena.h"',

@@ -29,6 +29,7 @@ from .arrays import render_array
 from .c_text import c_comment
 from .constants import DERIVED_PREFIX, PARAMETER_PREFIX, TENSOR_PREFIX, FlashConstants, bias_constants
 from .crt import crt_abi_version
+from .names import zeroed_partition_section
 from . import guards as guards_c
 from . import arena_group as group_c
 from . import integrity
@@ -349,7 +350,7 @@ def emit_source(name: str, lowered: Lowered, plan: MemoryPlan, source: str, aren
     if plan.guards:
         head.append(guards_c.canary_table(name, graph, plan, lowered.scratch()))
     if plan.state:
-        head.append(state_c.storage_and_reset(name, graph, plan))
+        head.append(state_c.storage_and_reset(name, graph, plan, zeroed_partition_section(arena_section)))
         invoke = state_c.invoke_functions(name, graph, ARENA_BASE, ARENA_ALIGN, calls)
     else:
         invoke = (f"int {name}_invoke_with(void *arena)\n{{\n"

@@ -108,3 +108,13 @@ def check_section_name(section: str, where: str = "--arena-section") -> str:
         raise CompileError(f"section name '{shown}' is not a linker section name (letters, digits, '_', '.' "
                            f"and '$', not starting with a digit or '$'; e.g. .sram2)", where)
     return section
+
+
+def zeroed_partition_section(arena_section: str | None) -> str | None:
+    """The arena's section when it is a memory partition's zeroed one (Zephyr's data_smem_NAME_bss, what
+    K_APP_BMEM gives), else None. What a user-mode thread running the model must write besides the arena (a
+    model's state, a group's owner flag) follows the arena only there: any other section may not be zeroed at
+    boot (a noinit one), and those must start at zero."""
+    if arena_section and re.fullmatch(r"data_smem_\w+_bss", arena_section):
+        return arena_section
+    return None

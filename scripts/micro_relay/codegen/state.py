@@ -5,7 +5,9 @@ one byte array of NAME_STATE_BYTES, aligned to NAME_STATE_ALIGN, that the arena 
 own is a static array: zero in .bss, so with all-zero initial values (LSTM, SVDF: TFLite Micro zeroes
 variable tensors) it starts in its initial state with no code; when some initial value is not zero, the first
 NAME_invoke or NAME_invoke_with resets it once (a flag beside it). NAME_reset_state(state) writes the initial
-values into any state storage: zeros, then each nonzero state's initial bytes from a constant in flash.
+values into any state storage: zeros, then each nonzero state's initial bytes from a constant in flash. When the
+arena is in a memory partition's zeroed section (codegen/names.py zeroed_partition_section), the state and its
+flag are placed there too: a user-mode thread given the partition runs NAME_invoke and NAME_reset.
 """
 
 from __future__ import annotations
@@ -54,11 +56,13 @@ def _guard(var: str, align: int, status: str = "MR_ERR_ARENA") -> str:
     return f"    if ({var} == NULL || (uintptr_t){var} % {align}u != 0u) {{\n        return {status};\n    }}\n"
 
 
-def storage_and_reset(name: str, graph: Graph, plan: MemoryPlan) -> str:
-    """The static state, the initial values that are not zero and NAME_reset_state / NAME_reset."""
+def storage_and_reset(name: str, graph: Graph, plan: MemoryPlan, section: str | None = None) -> str:
+    """The static state (in `section`, a zeroed one, or .bss), the initial values that are not zero and
+    NAME_reset_state / NAME_reset."""
     size = plan.state.state_bytes
     nonzero = _nonzero(graph)
-    lines = [f"static uint8_t {name}_state[{max(size, 1)}] MR_ALIGNED({STATE_ALIGN});"]
+    placed = f' MR_SECTION("{section}")' if section else ""
+    lines = [f"static uint8_t {name}_state[{max(size, 1)}] MR_ALIGNED({STATE_ALIGN}){placed};"]
     copies = []
     for k, state in enumerate(nonzero, 1):
         t = graph.tensors[state]
@@ -70,7 +74,7 @@ def storage_and_reset(name: str, graph: Graph, plan: MemoryPlan) -> str:
                       f"        for (i = 0; i < {t.type.nbytes}u; ++i) {{\n"
                       f"            {STATE_BASE}[{plan.state.offsets[state]}u + i] = src[i];\n        }}\n    }}\n")
     if nonzero:
-        lines.append(f"static uint8_t {name}_state_ready;  /* the static state was reset once */")
+        lines.append(f"static uint8_t {name}_state_ready{placed};  /* the static state was reset once */")
     lines.append(
         f"\nint {name}_reset_state(void *state)\n{{\n"
         f"    uint8_t *const {STATE_BASE} = (uint8_t *)state;\n    size_t i;\n" + _guard(STATE_BASE, STATE_ALIGN)
