@@ -3,8 +3,8 @@
 - the page starts with the two ways in: a firmware west manifest (A) and an existing workspace plus
   ZEPHYR_EXTRA_MODULES (B);
 - A's manifest parses with west's manifest API and names Micro Relay's west commands and a HAL;
-- west.yml and west-boards.yml parse, differ only by the HALs, and the HALs are those of the boards the docs
-  and the real-board matrix name;
+- west.yml and west-boards.yml parse, differ only by the HALs and the TF-M module, and the HALs are those of
+  the boards the docs and the real-board matrix name;
 - the documented `west micro-relay qemu` command is the one the command runs (no drift);
 - with a Zephyr workspace (ZEPHYR_BASE), B's command, as written, builds hello_model.
 """
@@ -71,7 +71,7 @@ def test_way_b_command_is_the_tests_form():
     assert (REPO / "requirements.txt").is_file()
 
 
-def test_manifests_parse_and_differ_only_by_the_hals():
+def test_manifests_parse_and_differ_only_by_the_hals_and_tfm():
     manifest = west_manifest()
     plain, boards = (load_yaml((REPO / name).read_text()) for name in ("west.yml", "west-boards.yml"))
     for data in (plain, boards):
@@ -80,7 +80,7 @@ def test_manifests_parse_and_differ_only_by_the_hals():
     boards_list = boards["manifest"]["projects"][0]["import"].pop("name-allowlist")
     assert plain == boards  # the same manifest apart from the allow-list
     assert boards_list[:len(plain_list)] == plain_list
-    assert set(boards_list[len(plain_list):]) == set(HARDWARE_BOARDS.values())
+    assert set(boards_list[len(plain_list):]) == set(HARDWARE_BOARDS.values()) | {"trusted-firmware-m"}
 
 
 def test_the_boards_the_docs_name_are_in_the_matrix():
