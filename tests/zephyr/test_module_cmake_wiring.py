@@ -6,7 +6,8 @@ file must show:
 - the model's generator step with the budget check before the link (--budget-config the build's .config,
   --budget-yaml the application's budget file) and the weights section from Kconfig;
 - every link stage of zephyr.elf going through the linker launcher (budget/link.py);
-- the post-link check with --withdraw-images.
+- the post-link check with --withdraw-images;
+- both checks reading the models, their arena groups and plans from one file, one argument a line.
 Nothing is built: the real builds are the workspace tests (test_zephyr_fit.py and the others).
 """
 
@@ -108,3 +109,24 @@ def test_every_link_stage_goes_through_the_launcher(ninja_file):
 def test_the_post_link_check_withdraws_images(ninja_file):
     _, post_build = ninja_file
     assert "-m;micro_relay;budget;--elf" in post_build and "--withdraw-images" in post_build
+
+
+def test_both_checks_read_the_models_from_one_file(ninja_file):
+    ninja, post_build = ninja_file
+    build = ninja_file_build_dir(post_build)
+    args = build / "micro_relay" / "budget_models.args"
+    assert f"@{args.as_posix()}" in post_build
+    link = [line for line in ninja.splitlines() if "-m micro_relay.budget.link" in line]
+    assert link and all(f"@{args.as_posix()} -- " in line for line in link), link
+    # written when the build is generated, after micro_relay_model(): the model, no group, its plan
+    assert args.read_text().splitlines() == [
+        "--model=kws", "--arena-group=", f"--plan={(build / 'micro_relay' / 'kws' / 'kws.plan.json').as_posix()}"]
+
+
+
+def ninja_file_build_dir(post_build: str):
+    """The build folder: the post-link check's --elf is BUILD/zephyr/zephyr.elf."""
+    from pathlib import Path
+
+    (elf,) = [item for item in post_build.split(";") if item.endswith("/zephyr/zephyr.elf")]
+    return Path(elf).parents[1]

@@ -63,5 +63,6 @@ def test_board_matrix(board, tmp_path):
     statuses = {suite["name"].rsplit("/", 1)[-1]: suite["status"] for suite in report["testsuites"]
                 if suite["status"] != "filtered"}
     assert statuses == {scenario: "passed" if board == "qemu_riscv32" else "not run"}, statuses
-    (checked,) = out.glob(f"*/*/board_matrix/{scenario}/target_checked.txt")
+    # <platform>/<toolchain>/[<suite path>/]<scenario>/: Twister versions differ on the suite path
+    (checked,) = out.rglob(f"{scenario}/target_checked.txt")
     assert checked.read_text().split(": ")[1].strip() == target

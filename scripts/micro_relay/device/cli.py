@@ -7,8 +7,10 @@
   device server MODEL -o DIR          the model server's sources for a board's own firmware (add a port)
 
 Either --qemu BOARD (mps2-an385, mps2-an386, mps2-an500: the firmware is built and QEMU started, with exact
-instruction counts) or --port DEV (a board flashed with a model server built from the same model and compile
-options; pyserial is used when installed, else the tty is opened directly). The host refuses a device whose
+instruction counts), --port DEV (a board flashed with a model server built from the same model and compile
+options, such as samples/model_server; pyserial is used when installed, else the tty is opened directly), or
+--native-sim EXE (samples/model_server built for Zephyr's native_sim: the program is started and reached on its
+UART's pseudo-terminal). The host refuses a device whose
 model hash differs. A device that does not answer, damaged frames (retried first) and a wrong port are one line
 and exit status 2.
 """
@@ -37,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         place.add_argument("--port", metavar="DEV", help="serial port of a board running the model server")
         place.add_argument("--qemu", metavar="BOARD", choices=QEMU_BOARDS,
                            help=f"build the server and run it on QEMU: {', '.join(QEMU_BOARDS)}")
+        place.add_argument("--native-sim", metavar="EXE", help="start a native_sim build of samples/model_server "
+                                                               "(its zephyr.exe or build folder) and run there")
         p.add_argument("--input", action="append", default=[],
                        help=".npy file, one per model input (default: seeded random inputs)")
         p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
@@ -105,7 +109,7 @@ def run(args) -> int:
         raise CompileError("the port name is empty", "--port")
     if not args.timeout > 0:
         raise CompileError(f"the time-out must be a positive number of seconds, not {args.timeout:g}", "--timeout")
-    where = Where(port=args.port, qemu=args.qemu, timeout=args.timeout, keep=args.keep)
+    where = Where(port=args.port, qemu=args.qemu, native_sim=args.native_sim, timeout=args.timeout, keep=args.keep)
     debug = args.device_command == "compare" or args.debug_guards
     model = compile_for(args.model, where, args.name, args.target, args.kernels, debug)
     inputs = _inputs(args, model.graph)

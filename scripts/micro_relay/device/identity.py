@@ -8,7 +8,8 @@ build, another target) has another hash. The HELLO payload (docs/device-protocol
     "MRS1", u16 protocol version, u16 flags (bit 0: debug build), 8 bytes of the hash, u32 arena bytes,
     u16 layers, u16 readable tensors, u8 inputs, u8 outputs, per input then per output: u8 element type
     (crt.h's MR_FLOAT32 ...), u8 rank, u32 bytes, rank x u32 dimensions; u8 name length, the name;
-    then one byte the server adds: the unit of its counts (0 instructions, 1 core cycles).
+    then one byte the server adds: the unit of its counts (0 instructions, 1 core cycles, 2 the kernel timer's
+    cycles, as Zephyr's k_cycle_get counts them).
 All numbers little-endian.
 """
 
@@ -26,7 +27,7 @@ from ..plan.guards import debug_tensors
 
 MAGIC = b"MRS1"
 PROTOCOL_VERSION = 1
-UNITS = {0: "instructions", 1: "cycles"}
+UNITS = {0: "instructions", 1: "cycles", 2: "timer cycles"}
 
 
 @functools.lru_cache(maxsize=None)

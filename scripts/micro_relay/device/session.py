@@ -27,16 +27,19 @@ from ..reference import run as reference_run
 from ..target import DEFAULT_TARGET, target_for_core
 from .commands import Device, DeviceError, InvokeResult, check_identity, to_array
 from .identity import identity_of
+from .native_sim import native_sim_server
 from .qemu import build_server, qemu_server
 from .transport import TtyTransport
 
 
 @dataclass(frozen=True)
 class Where:
-    """A board at `port`, or an emulated `qemu` board the session builds firmware for and starts."""
+    """A board at `port`, an emulated `qemu` board the session builds firmware for and starts, or a Zephyr
+    native_sim build of samples/model_server (`native_sim`: its zephyr.exe or build folder) it starts."""
 
     port: str | None = None
     qemu: str | None = None
+    native_sim: str | None = None
     timeout: float = 30.0
     keep: str | None = None  # build folder to keep (emulator)
     model_defines: tuple[str, ...] = ()  # tests: defines for NAME.c and more sources in the emulator's firmware
@@ -65,6 +68,12 @@ def open_device(model, where: Where):
             elf = build_server(model, where.qemu, work, where.model_defines, where.extra_sources)
             transport = stack.enter_context(qemu_server(elf, where.qemu, where.timeout))
             device = Device(transport, f"QEMU {where.qemu}")
+            check_identity(device, identity_of(model))
+            yield device
+        return
+    if where.native_sim:
+        with native_sim_server(where.native_sim, where.timeout) as transport:
+            device = Device(transport, f"native_sim {where.native_sim}")
             check_identity(device, identity_of(model))
             yield device
         return

@@ -1,0 +1,114 @@
+"""samples/model_server: the model server as a Zephyr application, driven by `micro-relay device` on its UART.
+
+On native_sim the host starts the program itself (`--native-sim BUILD_DIR`) and reaches it on the
+pseudo-terminal native_sim's UART reports; on qemu_cortex_m3 the test starts QEMU with the UART on a
+pseudo-terminal and gives that to `--port`, as a board's serial port. The outputs on the device are TFLite
+Micro's for the same input (its interpreter, the oracle); the profile's layers add up to the whole invoke; a
+firmware built from another model is refused by its hash. Boards: MICRO_RELAY_ZEPHYR_BOARDS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import select
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from micro_relay.cli import main
+from support.tflm_oracle import tflm_run
+from zephyr_env import REPO, boards, new_build
+
+TARGET = {"native_sim": "generic", "qemu_cortex_m3": "cortex-m3"}  # what the module picks for the core
+_builds = {}
+
+
+def server_build(board, tmp_path_factory):
+    if board not in TARGET:
+        pytest.skip(f"no model-server run known for board {board}")
+    if board not in _builds:
+        build_dir = tmp_path_factory.mktemp(f"model_server-{board.replace('/', '_')}")
+        build = new_build(REPO / "samples" / "model_server", board, build_dir).build(pristine=True)
+        assert f"Micro Relay model server: target {TARGET[board]}" in build.log
+        _builds[board] = build
+    return _builds[board]
+
+
+@contextlib.contextmanager
+def qemu_on_a_pty(build, timeout=30.0):
+    """qemu_cortex_m3 running the build's image, its UART on a pseudo-terminal: yields the pty's path."""
+    command = ["qemu-system-arm", "-cpu", "cortex-m3", "-machine", "lm3s6965evb", "-nographic", "-vga", "none",
+               "-net", "none", "-monitor", "none", "-serial", "pty", "-icount", "shift=6,align=off,sleep=off",
+               "-kernel", str(build.build_dir / "zephyr" / "zephyr.elf")]
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        said, deadline = b"", time.monotonic() + timeout
+        while time.monotonic() < deadline and not re.search(rb"redirected to (/dev/\S+)", said):
+            if select.select([process.stdout], [], [], 0.2)[0]:
+                chunk = process.stdout.read1(4096)
+                assert chunk, said.decode(errors="replace")
+                said += chunk
+        found = re.search(rb"redirected to (/dev/\S+)", said)
+        assert found, said.decode(errors="replace")
+        yield found.group(1).decode()
+    finally:
+        process.terminate()
+        process.wait(10)
+        process.stdout.close()
+
+
+@contextlib.contextmanager
+def device_place(board, build):
+    if board == "native_sim":
+        yield ["--native-sim", str(build.build_dir)]
+    else:
+        with qemu_on_a_pty(build) as pty:
+            yield ["--port", pty]
+
+
+@pytest.mark.parametrize("board", boards())
+def test_the_outputs_on_the_device_are_tflite_micros(board, tmp_path_factory, tmp_path, capsys):
+    build = server_build(board, tmp_path_factory)
+    model = build.build_dir / "kws.tflite"
+    x = np.random.default_rng(7).integers(-128, 128, size=(1, 49, 10, 1), dtype=np.int8)
+    np.save(tmp_path / "x.npy", x)
+    with device_place(board, build) as place:
+        code = main(["device", "run", str(model), *place, "--target", TARGET[board], "--input", str(tmp_path / "x.npy"),
+                     "--output", str(tmp_path / "y.npy")])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    (expected,) = tflm_run(model.read_bytes(), [x])
+    got = np.load(tmp_path / "y.npy")
+    assert got.dtype == expected.dtype and np.array_equal(got, expected.reshape(got.shape)), (got, expected)
+    assert re.search(r"ran .* timer cycles", err), err
+
+
+@pytest.mark.parametrize("board", [b for b in boards() if b != "native_sim"])  # native_sim's timer stands still
+def test_the_profile_adds_up_to_the_whole_invoke(board, tmp_path_factory, capsys):
+    build = server_build(board, tmp_path_factory)
+    with device_place(board, build) as place:
+        code = main(["device", "profile", str(build.build_dir / "kws.tflite"), *place, "--target", TARGET[board],
+                     "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = json.loads(out)
+    assert rows["unit"] == "timer cycles" and rows["invoke"] > 0
+    assert abs(rows["layers_sum"] - rows["invoke"]) <= 0.02 * rows["invoke"], rows
+    print(f"model_server on {board}: {rows['invoke']} timer cycles, layers {rows['layers_sum']}")
+
+
+@pytest.mark.parametrize("board", boards())
+def test_a_firmware_of_another_model_is_refused(board, tmp_path_factory, tmp_path, capsys):
+    from micro_relay.examples.sine_model import build_sine_model
+
+    build = server_build(board, tmp_path_factory)
+    other = tmp_path / "sine.tflite"
+    other.write_bytes(build_sine_model())
+    with device_place(board, build) as place:
+        code = main(["device", "run", str(other), *place, "--target", TARGET[board]])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "runs model 'kws'" in err and "not 'sine'" in err, err
