@@ -20,15 +20,20 @@ from micro_relay.budget.config import read_kconfig
 from zephyr_env import REPO, _module_args, board_env
 
 
-@pytest.mark.parametrize("board", ["mps2/an385", "mps2/an521/cpu0"])
-def test_the_model_runs_in_user_mode_and_a_wild_write_faults(tmp_path, board):
-    env = board_env(board)
-    out = tmp_path / "twister-out"
+def twister_userspace(board: str, env: dict, out: Path) -> dict:
+    """Twister's report (twister.json) of tests/zephyr/userspace on `board`, its builds under `out`."""
     command = ["west", "twister", "-j", "1", "--inline-logs", "-p", board, "-O", str(out),
                "-T", str(REPO / "tests" / "zephyr" / "userspace"), *[f"-x={arg[2:]}" for arg in _module_args(env)]]
     done = subprocess.run(command, cwd=env["ZEPHYR_BASE"], env=env, capture_output=True, text=True, timeout=3600)
     assert done.returncode == 0, (done.stdout + done.stderr)[-8000:]
-    report = json.loads((out / "twister.json").read_text())
+    return json.loads((out / "twister.json").read_text())
+
+
+@pytest.mark.parametrize("board", ["mps2/an385", "mps2/an521/cpu0"])
+def test_the_model_runs_in_user_mode_and_a_wild_write_faults(tmp_path, board):
+    env = board_env(board)
+    out = tmp_path / "twister-out"
+    report = twister_userspace(board, env, out)
     statuses = {suite["name"].rsplit("/", 1)[-1]: suite["status"] for suite in report["testsuites"]}
     assert statuses == {"micro_relay.userspace": "passed", "micro_relay.userspace.wild_write": "passed"}, statuses
     cases = {case["identifier"].rsplit(".", 1)[-1]: case["status"] for suite in report["testsuites"]
@@ -55,11 +60,7 @@ def test_the_nonsecure_trustzone_image_builds_with_the_arena_in_nonsecure_ram(tm
         pytest.skip("the workspace has no trusted-firmware-m module: Zephyr 4.1 offers CONFIG_BUILD_WITH_TFM=n "
                     "(the secure image built apart) only with it (west.yml group 'tee')")
     out = tmp_path / "twister-out"
-    command = ["west", "twister", "-j", "1", "--inline-logs", "-p", board, "-O", str(out),
-               "-T", str(REPO / "tests" / "zephyr" / "userspace"), *[f"-x={arg[2:]}" for arg in _module_args(env)]]
-    done = subprocess.run(command, cwd=env["ZEPHYR_BASE"], env=env, capture_output=True, text=True, timeout=3600)
-    assert done.returncode == 0, (done.stdout + done.stderr)[-8000:]
-    report = json.loads((out / "twister.json").read_text())
+    report = twister_userspace(board, env, out)
     statuses = {suite["name"].rsplit("/", 1)[-1]: suite["status"] for suite in report["testsuites"]}
     # Twister's status of a build-only scenario that built; the scenarios that run are not for _ns boards
     assert statuses == {"micro_relay.userspace.nonsecure": "not run"}, statuses

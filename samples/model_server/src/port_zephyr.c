@@ -14,7 +14,6 @@
 #include "mrs_server.h"
 
 static const struct device *const uart = DEVICE_DT_GET(DT_CHOSEN(zephyr_console));
-static uint64_t empty_count;
 
 uint8_t mrs_port_read_byte(void)
 {
@@ -50,7 +49,7 @@ uint64_t mrs_port_now(void)
 #endif
 }
 
-static uint64_t raw_count(int (*fn)(void), int *status)
+uint64_t mrs_port_measure(int (*fn)(void), int *status)
 {
 	const uint64_t start = mrs_port_now();
 
@@ -58,25 +57,10 @@ static uint64_t raw_count(int (*fn)(void), int *status)
 	return mrs_port_now() - start;
 }
 
-uint64_t mrs_port_measure(int (*fn)(void), int *status)
-{
-	const uint64_t count = raw_count(fn, status);
-
-	return count > empty_count ? count - empty_count : 0u;
-}
-
-static int empty(void)
-{
-	return 0;
-}
-
 int main(void)
 {
-	int status;
-
 	if (!device_is_ready(uart)) {
 		return 0;
 	}
-	empty_count = raw_count(empty, &status);
 	mrs_serve();
 }

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from ..errors import CompileError
-from .transport import TtyTransport
+from .transport import TtyTransport, stop_program
 
 PTY_LINE = re.compile(rb"connected to pseudotty: (\S+)")
 
@@ -48,12 +48,7 @@ def native_sim_server(path: str, timeout: float):
     finally:
         if transport is not None:
             transport.close()
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_program(process)
         process.stdout.close()
 
 

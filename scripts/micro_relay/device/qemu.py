@@ -19,7 +19,7 @@ from ..bench.build import build_runner, find_tool
 from ..bench.machines import get_machine
 from ..errors import CompileError
 from .firmware import SERVER_DIR, write_server
-from .transport import SocketTransport
+from .transport import SocketTransport, stop_program
 
 # boards whose UART0 is the CMSDK APB UART at 0x40004000 (QEMU hw/arm/mps2.c)
 QEMU_BOARDS = ("mps2-an385", "mps2-an386", "mps2-an500")
@@ -61,12 +61,7 @@ def qemu_server(elf: Path, machine_name: str, timeout: float):
         finally:
             if transport is not None:
                 transport.close()
-            process.terminate()
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_program(process)
             log.close()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import select
+import subprocess
 import socket
 import time
 
@@ -157,3 +158,13 @@ def _raw(fd: int, baud: int) -> None:
     attrs[6][termios.VMIN] = 0
     attrs[6][termios.VTIME] = 0
     termios.tcsetattr(fd, termios.TCSANOW, attrs)
+
+
+def stop_program(process) -> None:
+    """End a program the host started to serve a transport (QEMU, a native_sim build): asked, then forced."""
+    process.terminate()
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -15,7 +15,7 @@
 uint8_t mrs_port_read_byte(void);                          /* blocks until a byte arrives */
 void mrs_port_write(const uint8_t *data, size_t size);      /* blocks until sent */
 uint64_t mrs_port_now(void);                               /* the counter, in the port's unit */
-/* The exact count of one call of fn (the unit's own calibration removed); fn's return value in *status. */
+/* The count of one call of fn, fn's return value in *status; the server takes off an empty call's count. */
 uint64_t mrs_port_measure(int (*fn)(void), int *status);
 /* MRS_COUNT_UNIT: 0 instructions (QEMU -icount), 1 core cycles (DWT CYCCNT). */
 

@@ -22,7 +22,6 @@
 void mrs_dwt_start(void);
 
 static uint32_t last_read, high;
-static uint64_t empty_count;
 
 uint64_t mrs_port_now(void)
 {
@@ -34,32 +33,19 @@ uint64_t mrs_port_now(void)
     return (uint64_t)high << 32 | now;
 }
 
-static uint64_t raw_count(int (*fn)(void), int *status)
+uint64_t mrs_port_measure(int (*fn)(void), int *status)
 {
     const uint64_t start = mrs_port_now();
     *status = fn();
     return mrs_port_now() - start;
 }
 
-uint64_t mrs_port_measure(int (*fn)(void), int *status)
-{
-    const uint64_t count = raw_count(fn, status);
-    return count > empty_count ? count - empty_count : 0u;
-}
-
-static int empty(void)
-{
-    return 0;
-}
-
 void mrs_dwt_start(void)
 {
-    int status;
     DEMCR |= DEMCR_TRCENA;
     DWT_LAR = DWT_LAR_KEY;
     DWT_CYCCNT = 0u;
     DWT_CTRL |= DWT_CTRL_CYCCNTENA;
     last_read = 0u;
     high = 0u;
-    empty_count = raw_count(empty, &status);
 }

@@ -4,7 +4,7 @@
  *
  * Counts are instructions: under `-icount shift=0` one guest instruction is one nanosecond of virtual time, so
  * a SysTick tick on the processor clock is MRS_NS_PER_TICK instructions (runner/timer.h). A call's count is
- * exact (mrb_measure, less an empty call's); the per-layer marks have one tick of resolution.
+ * exact (mrb_measure; the server takes off an empty call's count); the per-layer marks have one tick of resolution.
  */
 #include <stdint.h>
 
@@ -25,7 +25,6 @@
 #error "MRS_NS_PER_TICK: instructions per SysTick tick under -icount shift=0 (bench/machines.py)"
 #endif
 
-static uint64_t empty_count;
 
 uint8_t mrs_port_read_byte(void)
 {
@@ -49,30 +48,17 @@ uint64_t mrs_port_now(void)
     return mrb_timer_ticks() * MRS_NS_PER_TICK;
 }
 
-static uint64_t raw_count(int (*fn)(void), int *status)
+uint64_t mrs_port_measure(int (*fn)(void), int *status)
 {
     mrb_sample sample;
     *status = mrb_measure(fn, &sample);
     return sample.ticks * MRS_NS_PER_TICK - 4u * (uint64_t)sample.spins;
 }
 
-uint64_t mrs_port_measure(int (*fn)(void), int *status)
-{
-    const uint64_t count = raw_count(fn, status);
-    return count > empty_count ? count - empty_count : 0u;
-}
-
-static int empty(void)
-{
-    return 0;
-}
-
 int main(void)
 {
-    int status;
     UART_BAUDDIV = 16u;
     UART_CTRL = UART_CTRL_TX_EN | UART_CTRL_RX_EN;
     mrb_timer_start();
-    empty_count = raw_count(empty, &status);
     mrs_serve();
 }
