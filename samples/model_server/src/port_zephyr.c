@@ -2,10 +2,10 @@
  * SPDX-License-Identifier: Apache-2.0
  *
  * The model server's port on Zephyr: the chosen zephyr,console UART as the channel, polled (prj.conf turns
- * the console and printk off, so no other byte reaches it), and the kernel's cycle counter as the counter
- * (MRS_COUNT_UNIT 2: timer cycles, sys_clock_hw_cycles_per_sec() a second). On a Cortex-M board with a DWT,
- * port_dwt.c counts core cycles instead; on native_sim the timer is simulated and does not advance while
- * the model computes, so its counts there are zero.
+ * the UART console and the boot banner off, so no other byte reaches it), and the kernel's cycle counter as
+ * the counter (MRS_COUNT_UNIT 2: timer cycles, sys_clock_hw_cycles_per_sec() a second). On a Cortex-M board
+ * with a DWT, port_dwt.c counts core cycles instead; on native_sim the timer is simulated and does not advance
+ * while the model computes, so its counts there are zero.
  */
 #include <zephyr/device.h>
 #include <zephyr/drivers/uart.h>
