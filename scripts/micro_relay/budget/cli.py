@@ -61,7 +61,6 @@ def judge_for(image, budget, args):
     """The BudgetJudge of `image` with the models, arena groups and plans `args` names."""
     from .judge import BudgetJudge, parse_groups
 
-
     models = [name for value in args.model for name in value.split(",") if name]
     return BudgetJudge(image, budget, models, parse_groups(args.arena_group), read_plans(args.plan))
 
