@@ -8,7 +8,8 @@ Commands:
   run      MODEL          run the numpy reference interpreter on .npy inputs
   budget   --elf ELF      check a linked image's RAM and Flash against a budget (exit 1 when over)
   bench    MODEL          build and run MODEL on an emulated Cortex-M board; print instructions and sizes as JSON
-  device   run|profile|compare MODEL (--port DEV | --qemu BOARD)   run it on a device through the model server;
+  device   run|profile|compare MODEL (--port DEV | --qemu BOARD | --native-sim EXE), or -d BUILD (a Zephyr
+           build of samples/model_server): run it on a device through the model server;
            device server MODEL -o DIR: the server's sources for a board's firmware
   report   MODEL -o plan.html   the memory plan as a self-contained HTML page (arena against schedule, peak, MACs)
   ops                     list the supported Micro Relay ops, TFLite operators and ONNX operators

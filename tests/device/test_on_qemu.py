@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from conftest import shared_model
+from device.native_sim_stand_in import write_native_sim_stand_in
 from micro_relay.bench.measure import seeded_inputs
 from micro_relay.cli import main
 from micro_relay.device.commands import Device, DeviceError
@@ -236,28 +237,13 @@ def test_a_repeated_invoke_replays_and_a_new_one_runs(tmp_path):
         np.testing.assert_array_equal(read_outputs(device, model)[0], second[0])
 
 
-STAND_IN = """#!/bin/sh
-# Stands in for a native_sim zephyr.exe: the server on QEMU with its UART on a pty, named as native_sim names it.
-{qemu} > "{log}" 2>&1 &
-pid=$!
-trap 'kill $pid; exit 0' TERM
-while ! grep -q /dev/pts/ "{log}"; do sleep 0.1; done
-echo "UART_0 connected to pseudotty: $(grep -o '/dev/pts/[0-9]*' "{log}")"
-wait $pid
-"""
-
-
 def test_a_native_sim_program_is_started_and_reached_on_its_pty(sine, tmp_path, capsys):
     """--native-sim BUILD_DIR starts BUILD_DIR/zephyr/zephyr.exe, reads the pseudo-terminal it names and runs there
     (a stand-in program here; tests/zephyr/test_zephyr_model_server.py runs the real one); the program is
     stopped after. A folder without the program, and a program that names no pty, are one line and exit 2."""
     model = compile_for(str(sine), Where(qemu=BOARD))
     elf = build_server(model, BOARD, tmp_path / "firmware")
-    program = tmp_path / "build" / "zephyr" / "zephyr.exe"
-    program.parent.mkdir(parents=True)
-    qemu = " ".join(["exec", "qemu-system-arm", "-machine", BOARD, *QEMU_FLAGS, "-serial", "pty", "-kernel", str(elf)])
-    program.write_text(STAND_IN.format(qemu=qemu, log=tmp_path / "qemu.log"))
-    program.chmod(0o755)
+    write_native_sim_stand_in(tmp_path / "build" / "zephyr" / "zephyr.exe", elf, BOARD)
     x, out = tmp_path / "x.npy", tmp_path / "y.npy"
     np.save(x, np.array([[37]], np.int8))
     argv = ["--native-sim", str(tmp_path / "build"), "--target", "cortex-m4", "--timeout", "10"]

@@ -67,7 +67,9 @@ def test_chromium_renders_the_peak_where_the_plan_has_it(example, tmp_path):
     page = tmp_path / "plan.html"
     assert main(["report", str(example), "--target", "cortex-m4", "-o", str(page)]) == 0
     shot = tmp_path / "plan.png"
-    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+    quiet = ["--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
+             f"--user-data-dir={tmp_path / 'profile'}"]  # the page is local: no connection is wanted
+    subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", *quiet,
                     "--window-size=1240,900", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, timeout=120, check=True)
     pixels = read_png(shot.read_bytes())

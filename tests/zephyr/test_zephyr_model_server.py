@@ -1,10 +1,12 @@
 """samples/model_server: the model server as a Zephyr application, driven by `micro-relay device` on its UART.
 
-On native_sim the host starts the program itself (`--native-sim BUILD_DIR`) and reaches it on the
-pseudo-terminal native_sim's UART reports; on qemu_cortex_m3 the test starts QEMU with the UART on a
-pseudo-terminal and gives that to `--port`, as a board's serial port. The outputs on the device are TFLite
-Micro's for the same input (its interpreter, the oracle); the profile's layers add up to the whole invoke; a
-firmware built from another model is refused by its hash. Boards: MICRO_RELAY_ZEPHYR_BOARDS.
+The host is given the build folder alone (`-d BUILD`): the model and its options come from the record the
+server step leaves there, and the firmware is started from it (native_sim's zephyr.exe; qemu_cortex_m3's
+zephyr.elf in QEMU, its UART on a socket). A board's serial port is tried too: QEMU started by the test with
+the UART on a pseudo-terminal, given to `--port`. The outputs on the device are TFLite Micro's for the same input
+(its interpreter, the oracle); the profile's layers add up to the whole invoke; the debug build's compare finds
+no divergence from the reference interpreter and TFLite Micro; a firmware built from another model is refused by
+its hash. Boards: MICRO_RELAY_ZEPHYR_BOARDS.
 """
 
 from __future__ import annotations
@@ -27,15 +29,16 @@ TARGET = {"native_sim": "generic", "qemu_cortex_m3": "cortex-m3"}  # what the mo
 _builds = {}
 
 
-def server_build(board, tmp_path_factory):
+def server_build(board, tmp_path_factory, debug=False):
     if board not in TARGET:
         pytest.skip(f"no model-server run known for board {board}")
-    if board not in _builds:
-        build_dir = tmp_path_factory.mktemp(f"model_server-{board.replace('/', '_')}")
-        build = new_build(REPO / "samples" / "model_server", board, build_dir).build(pristine=True)
+    if (board, debug) not in _builds:
+        build_dir = tmp_path_factory.mktemp(f"model_server-{board.replace('/', '_')}{'-debug' if debug else ''}")
+        options = ("-DMICRO_RELAY_SERVER_DEBUG=1",) if debug else ()
+        build = new_build(REPO / "samples" / "model_server", board, build_dir).build(pristine=True, cmake_args=options)
         assert f"Micro Relay model server: target {TARGET[board]}" in build.log
-        _builds[board] = build
-    return _builds[board]
+        _builds[board, debug] = build
+    return _builds[board, debug]
 
 
 @contextlib.contextmanager
@@ -76,9 +79,8 @@ def test_the_outputs_on_the_device_are_tflite_micros(board, tmp_path_factory, tm
     model = build.build_dir / "kws.tflite"
     x = np.random.default_rng(7).integers(-128, 128, size=(1, 49, 10, 1), dtype=np.int8)
     np.save(tmp_path / "x.npy", x)
-    with device_place(board, build) as place:
-        code = main(["device", "run", str(model), *place, "--target", TARGET[board], "--input", str(tmp_path / "x.npy"),
-                     "--output", str(tmp_path / "y.npy")])
+    code = main(["device", "run", "-d", str(build.build_dir), "--input", str(tmp_path / "x.npy"),
+                 "--output", str(tmp_path / "y.npy")])
     err = capsys.readouterr().err
     assert code == 0, err
     (expected,) = tflm_run(model.read_bytes(), [x])
@@ -90,9 +92,7 @@ def test_the_outputs_on_the_device_are_tflite_micros(board, tmp_path_factory, tm
 @pytest.mark.parametrize("board", [b for b in boards() if b != "native_sim"])  # native_sim's timer stands still
 def test_the_profile_adds_up_to_the_whole_invoke(board, tmp_path_factory, capsys):
     build = server_build(board, tmp_path_factory)
-    with device_place(board, build) as place:
-        code = main(["device", "profile", str(build.build_dir / "kws.tflite"), *place, "--target", TARGET[board],
-                     "--json"])
+    code = main(["device", "profile", "-d", str(build.build_dir), "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err
     rows = json.loads(out)
@@ -112,3 +112,26 @@ def test_a_firmware_of_another_model_is_refused(board, tmp_path_factory, tmp_pat
         code = main(["device", "run", str(other), *place, "--target", TARGET[board]])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "runs model 'kws'" in err and "not 'sine'" in err, err
+
+
+@pytest.mark.parametrize("board", boards())
+def test_the_debug_build_compares_equal_layer_by_layer(board, tmp_path_factory, capsys):
+    build = server_build(board, tmp_path_factory, debug=True)
+    code = main(["device", "compare", "-d", str(build.build_dir), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, (out, err)
+    result = json.loads(out)
+    assert result["first_divergence"] is None and result["invoke_status"] == "MR_OK", result
+    assert result["tflite_micro"] == {"outputs_match": True}, result
+    assert result["layers_compared"] > 5
+
+
+@pytest.mark.parametrize("board", boards())
+def test_a_board_on_its_serial_port(board, tmp_path_factory, tmp_path, capsys):
+    """--port (and --native-sim) with the model named: what a board flashed from this build is driven with."""
+    build = server_build(board, tmp_path_factory)
+    with device_place(board, build) as place:
+        code = main(["device", "run", str(build.build_dir / "kws.tflite"), *place, "--target", TARGET[board]])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.startswith("output 0 ") and "int8[1, 12]" in out, out

@@ -10,8 +10,9 @@ Either --qemu BOARD (mps2-an385, mps2-an386, mps2-an500: the firmware is built a
 instruction counts), --port DEV (a board flashed with a model server built from the same model and compile
 options, such as samples/model_server; pyserial is used when installed, else the tty is opened directly), or
 --native-sim EXE (samples/model_server built for Zephyr's native_sim: the program is started and reached on its
-UART's pseudo-terminal). The host refuses a device whose
-model hash differs. A device that does not answer, damaged frames (retried first) and a wrong port are one line
+UART's pseudo-terminal). Or -d BUILD, a Zephyr build folder of samples/model_server: the model and its
+compile options come from the build, and the firmware is started there (native_sim, a board QEMU emulates) or,
+on a flashed board, reached at --port (build_folder.py). The host refuses a device whose model hash differs. A device that does not answer, damaged frames (retried first) and a wrong port are one line
 and exit status 2.
 """
 
@@ -34,8 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             ("profile", "per-layer instructions (or cycles) of one run on the device"),
                             ("compare", "find the first layer whose output on the device differs")):
         p = sub.add_parser(name, help=help_text)
-        p.add_argument("model", help="model file (.tflite or .onnx), compiled as the firmware was")
-        place = p.add_mutually_exclusive_group(required=True)
+        p.add_argument("model", nargs="?", help="model file (.tflite or .onnx), compiled as the firmware was "
+                                                "(default with -d: the build's)")
+        p.add_argument("-d", "--build-dir", metavar="BUILD",
+                       help="a Zephyr build folder of samples/model_server: its model, options and board")
+        place = p.add_mutually_exclusive_group()
         place.add_argument("--port", metavar="DEV", help="serial port of a board running the model server")
         place.add_argument("--qemu", metavar="BOARD", choices=QEMU_BOARDS,
                            help=f"build the server and run it on QEMU: {', '.join(QEMU_BOARDS)}")
@@ -46,8 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
         p.add_argument("--name", help="C name of the model, as compiled for the firmware")
         p.add_argument("--target", help="the firmware's compile target (default: the emulated core, or generic)")
-        p.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"), default="micro-relay",
-                       help="the firmware's kernel backend")
+        p.add_argument("--kernels", choices=("micro-relay", "cmsis-nn"),
+                       help="the firmware's kernel backend (default micro-relay)")
         if name != "compare":
             p.add_argument("--debug-guards", action="store_true", help="the firmware is a debug build")
         p.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for a reply (default 30)")
@@ -86,6 +90,7 @@ def _inputs(args, graph) -> list[np.ndarray]:
 
 
 def _write_server(args) -> int:
+    from .build_folder import server_record
     from .firmware import write_server
     from .identity import model_hash
     from .session import Where, compile_for
@@ -93,7 +98,7 @@ def _write_server(args) -> int:
     if not args.output:
         raise CompileError("the output folder name is empty", "-o")
     model = compile_for(args.model, Where(), args.name, args.target, args.kernels, args.debug_guards)
-    write_server(model, args.output)
+    write_server(model, args.output, record=server_record(model, args.model, args.output, args.debug_guards))
     print(f"wrote {args.output}: model {model.name} (hash {model_hash(model)}) and its server; build mrs_server.c, "
           f"{model.name}.c and the mr_*.c files with a port (mrs_server.h; port_dwt.c counts cycles)", file=sys.stderr)
     return 0
@@ -105,13 +110,25 @@ def run(args) -> int:
 
     if args.device_command == "server":
         return _write_server(args)
+    args.zephyr_qemu = None
+    if args.build_dir is not None:
+        from .build_folder import apply_build_folder
+
+        apply_build_folder(args)
+    if not args.model:
+        raise CompileError("name the model file, or a Zephyr build folder of samples/model_server with -d",
+                           f"device {args.device_command}")
+    if not (args.port is not None or args.qemu or args.native_sim or args.zephyr_qemu):
+        raise CompileError("say where the model server runs: --port, --qemu, --native-sim or -d BUILD",
+                           f"device {args.device_command}")
     if args.port is not None and not args.port:
         raise CompileError("the port name is empty", "--port")
     if not args.timeout > 0:
         raise CompileError(f"the time-out must be a positive number of seconds, not {args.timeout:g}", "--timeout")
-    where = Where(port=args.port, qemu=args.qemu, native_sim=args.native_sim, timeout=args.timeout, keep=args.keep)
+    where = Where(port=args.port, qemu=args.qemu, native_sim=args.native_sim, zephyr_qemu=args.zephyr_qemu,
+                  timeout=args.timeout, keep=args.keep)
     debug = args.device_command == "compare" or args.debug_guards
-    model = compile_for(args.model, where, args.name, args.target, args.kernels, debug)
+    model = compile_for(args.model, where, args.name, args.target, args.kernels or "micro-relay", debug)
     inputs = _inputs(args, model.graph)
     with open_device(model, where) as device:
         if args.device_command == "compare":

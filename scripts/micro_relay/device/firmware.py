@@ -20,10 +20,11 @@ SERVER_DIR = Path(__file__).resolve().parent / "server"
 SERVER_FILES = ("mrs_server.c", "mrs_server.h", "port_dwt.c")  # port_dwt.c: a board's counter, if it wants it
 
 
-def write_server(model, out_dir: Path, model_defines: tuple[str, ...] = ()) -> list[Path]:
+def write_server(model, out_dir: Path, model_defines: tuple[str, ...] = (), record: str | None = None) -> list[Path]:
     """Write the server's sources for `model` into out_dir (all or nothing, as compile does); returns the C
-    files to build. Tests only: model_defines ("A=B") become #defines at the top of NAME.c alone, so a test
-    can send one kernel call to a broken copy of the kernel; nothing else sets them."""
+    files to build. `record`: the build folder's model_server.json (build_folder.server_record). Tests only:
+    model_defines ("A=B") become #defines at the top of NAME.c alone, so a test can send one kernel call to a
+    broken copy of the kernel; nothing else sets them."""
     name = model.name
     prelude = "".join(f"#define {d.partition('=')[0]} {d.partition('=')[2]}\n" for d in model_defines)
     files = dict(model.files)
@@ -31,6 +32,10 @@ def write_server(model, out_dir: Path, model_defines: tuple[str, ...] = ()) -> l
     files["mrs_model.h"] = server_header(model)
     for server_file in SERVER_FILES:
         files[server_file] = (SERVER_DIR / server_file).read_text()
+    if record is not None:
+        from .build_folder import RECORD
+
+        files[RECORD] = record
     write_output(dataclasses.replace(model, files=files), out_dir)
     out_dir = Path(out_dir)
     return [out_dir / f"{name}.c", *(out_dir / f"mr_{k}.c" for k in model.kernels),

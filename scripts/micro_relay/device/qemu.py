@@ -6,6 +6,9 @@ CMSDK UART, instruction counts) and the server's sources for the model (firmware
 compiler wrote it, its invoke marking each layer, and the server). QEMU runs with `-icount shift=0`, so the
 counts are exact instruction counts and repeat from run to run. The socket is served with wait=on: the guest starts only once the host is connected,
 so no byte is lost, and the host ends the QEMU process it started when it is done.
+
+A Zephyr build of samples/model_server for a board QEMU emulates runs the same way (zephyr_qemu_server): the
+build's own zephyr.elf, its console UART on the socket, under -icount so its timer counts repeat.
 """
 
 from __future__ import annotations
@@ -48,10 +51,28 @@ def build_server(model, machine_name: str, work: Path, model_defines: tuple[str,
 def qemu_server(elf: Path, machine_name: str, timeout: float):
     """A transport to the server running on QEMU; QEMU is stopped when the block ends."""
     qemu = find_tool("qemu-system-arm", "qemu-system-arm")
+    with _uart_on_socket([qemu, "-machine", machine_name, *QEMU_FLAGS, "-kernel", str(elf)], timeout) as transport:
+        yield transport
+
+
+@contextlib.contextmanager
+def zephyr_qemu_server(build_dir: str, timeout: float):
+    """A transport to a Zephyr build's model server running in QEMU (the command `west micro-relay qemu` runs,
+    its UART on the socket instead of the terminal)."""
+    from ..emulate.qemu import qemu_command
+
+    find_tool("qemu-system-arm", "qemu-system-arm")
+    command = qemu_command(Path(build_dir), ["-icount", "shift=6,align=off,sleep=off"], serial=())
+    with _uart_on_socket([*command, "-monitor", "none"], timeout) as transport:
+        yield transport
+
+
+@contextlib.contextmanager
+def _uart_on_socket(command: list[str], timeout: float):
+    """Run a QEMU command with its first UART served on a Unix socket; QEMU is stopped when the block ends."""
     with tempfile.TemporaryDirectory(prefix="mr-device-") as tmp:
         sock = Path(tmp) / "uart"
-        command = [qemu, "-machine", machine_name, *QEMU_FLAGS, "-chardev",
-                   f"socket,id=uart,path={sock},server=on,wait=on", "-serial", "chardev:uart", "-kernel", str(elf)]
+        command = [*command, "-chardev", f"socket,id=uart,path={sock},server=on,wait=on", "-serial", "chardev:uart"]
         log = open(Path(tmp) / "qemu.log", "w+b")
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         transport = None

@@ -20,6 +20,7 @@ import numpy as np
 from ..bench.machines import get_machine
 from ..codegen.crt import CRT_DIR
 from ..compiler import compile_graph, default_name, prepare_graph
+from ..emulate.qemu import board_of
 from ..ir.registry import get_op
 from ..plan.guards import debug_tensors
 from ..plan.report import plan_report
@@ -28,18 +29,20 @@ from ..target import DEFAULT_TARGET, target_for_core
 from .commands import Device, DeviceError, InvokeResult, check_identity, to_array
 from .identity import identity_of
 from .native_sim import native_sim_server
-from .qemu import build_server, qemu_server
+from .qemu import build_server, qemu_server, zephyr_qemu_server
 from .transport import TtyTransport
 
 
 @dataclass(frozen=True)
 class Where:
     """A board at `port`, an emulated `qemu` board the session builds firmware for and starts, or a Zephyr
-    native_sim build of samples/model_server (`native_sim`: its zephyr.exe or build folder) it starts."""
+    build of samples/model_server it starts: for native_sim (`native_sim`: its zephyr.exe or build folder) or
+    for a board QEMU emulates (`zephyr_qemu`: the build folder)."""
 
     port: str | None = None
     qemu: str | None = None
     native_sim: str | None = None
+    zephyr_qemu: str | None = None
     timeout: float = 30.0
     keep: str | None = None  # build folder to keep (emulator)
     model_defines: tuple[str, ...] = ()  # tests: defines for NAME.c and more sources in the emulator's firmware
@@ -71,9 +74,12 @@ def open_device(model, where: Where):
             check_identity(device, identity_of(model))
             yield device
         return
-    if where.native_sim:
-        with native_sim_server(where.native_sim, where.timeout) as transport:
-            device = Device(transport, f"native_sim {where.native_sim}")
+    if where.native_sim or where.zephyr_qemu:
+        server = (native_sim_server(where.native_sim, where.timeout) if where.native_sim
+                  else zephyr_qemu_server(where.zephyr_qemu, where.timeout))
+        with server as transport:
+            device = Device(transport, f"native_sim {where.native_sim}" if where.native_sim
+                            else f"QEMU {board_of(Path(where.zephyr_qemu))} {where.zephyr_qemu}")
             check_identity(device, identity_of(model))
             yield device
         return

@@ -60,8 +60,10 @@ def board_of(build_dir: Path) -> str:
     return board
 
 
-def qemu_command(build_dir: Path, extra: list[str] = ()) -> list[str]:
-    """The qemu-system-arm command line that runs the build's zephyr.elf."""
+def qemu_command(build_dir: Path, extra: list[str] = (), serial: tuple[str, ...] = ("-serial", "mon:stdio")
+                 ) -> list[str]:
+    """The qemu-system-arm command line that runs the build's zephyr.elf, its UART on `serial` (the terminal,
+    with QEMU's monitor; none: the caller adds its own)."""
     board = board_of(build_dir)
     machine, cpu = machine_of(board, str(build_dir / "zephyr" / ".config"))
     elf = build_dir / "zephyr" / "zephyr.elf"
@@ -70,7 +72,7 @@ def qemu_command(build_dir: Path, extra: list[str] = ()) -> list[str]:
         why = "the image failed its budget" if over.is_file() else "build it first"
         raise CompileError(f"no zephyr.elf to run ({why})", str(elf.parent))
     return [QEMU, "-machine", machine, "-cpu", cpu, "-nographic", "-vga", "none", "-net", "none",
-            "-serial", "mon:stdio", "-kernel", str(elf), *extra]
+            *serial, "-kernel", str(elf), *extra]
 
 
 def main(argv: list[str] | None = None) -> int:
