@@ -68,13 +68,14 @@ def sine(tmp_path_factory):
     return path
 
 
-def _models(example):
-    return {"kws_example": example, "kws_ref_model": shared_model("mlcommons_tiny/kws_ref_model.tflite")}
+def _models(example, sine):
+    return {"kws_example": example, "kws_ref_model": shared_model("mlcommons_tiny/kws_ref_model.tflite"),
+            "demo_sine": sine}  # `make demo`'s model
 
 
-@pytest.mark.parametrize("which", ["kws_example", "kws_ref_model"])
-def test_run_profile_and_compare(which, example, tmp_path, capsys):
-    path = _models(example)[which]
+@pytest.mark.parametrize("which", ["kws_example", "kws_ref_model", "demo_sine"])
+def test_run_profile_and_compare(which, example, sine, tmp_path, capsys):
+    path = _models(example, sine)[which]
     out = tmp_path / "y.npy"
     assert main(["device", "run", str(path), "--qemu", BOARD, "--seed", "5", "--output", str(out)]) == 0
     graph = compile_for(str(path), Where(qemu=BOARD)).graph
@@ -86,9 +87,12 @@ def test_run_profile_and_compare(which, example, tmp_path, capsys):
     assert main(["device", "profile", str(path), "--qemu", BOARD, "--json"]) == 0
     profile = json.loads(capsys.readouterr().out)
     assert profile["unit"] == "instructions" and len(profile["layers"]) == len(graph.nodes)
-    assert abs(profile["layers_sum"] - profile["invoke"]) <= 0.02 * profile["invoke"]
-    convs = [r for r in profile["layers"] if r["op"] == "nn.conv2d"]
-    assert convs and all(r["instructions"] > r["macs"] / 4 and "arm_dsp" in r["kernel"] for r in convs)
+    # within 2%; the invoke's own work outside the layers (argument checks) is some 80 instructions, which is
+    # more than 2% only of a model as small as the demo's (about 2,500 instructions in all)
+    assert abs(profile["layers_sum"] - profile["invoke"]) <= max(0.02 * profile["invoke"], 100)
+    layers = [r for r in profile["layers"] if r["op"] in ("nn.conv2d", "nn.dense")]
+    assert layers and all(r["instructions"] > r["macs"] / 4 for r in layers)
+    assert all("arm_dsp" in r["kernel"] for r in layers if r["op"] == "nn.conv2d")
 
     assert main(["device", "compare", str(path), "--qemu", BOARD, "--json"]) == 0
     compared = json.loads(capsys.readouterr().out)
