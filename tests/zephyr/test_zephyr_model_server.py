@@ -25,7 +25,10 @@ from micro_relay.cli import main
 from support.tflm_oracle import tflm_run
 from zephyr_env import REPO, boards, new_build
 
-TARGET = {"native_sim": "generic", "qemu_cortex_m3": "cortex-m3"}  # what the module picks for the core
+TARGET = {"native_sim": "generic", "qemu_cortex_m3": "cortex-m3", "mps2/an386": "cortex-m4"}  # the module's pick
+# The debug server keeps every tensor (kws: a 72,688 B arena), more than qemu_cortex_m3's 64 KiB of RAM: its
+# build stops with the budget breakdown. compare runs on native_sim and on mps2/an386 (4 MiB), in QEMU.
+DEBUG_BOARDS = ("native_sim", "mps2/an386")
 _builds = {}
 
 
@@ -114,7 +117,7 @@ def test_a_firmware_of_another_model_is_refused(board, tmp_path_factory, tmp_pat
     assert code == 2 and err.count("\n") == 1 and "runs model 'kws'" in err and "not 'sine'" in err, err
 
 
-@pytest.mark.parametrize("board", boards())
+@pytest.mark.parametrize("board", DEBUG_BOARDS)
 def test_the_debug_build_compares_equal_layer_by_layer(board, tmp_path_factory, capsys):
     build = server_build(board, tmp_path_factory, debug=True)
     code = main(["device", "compare", "-d", str(build.build_dir), "--json"])
