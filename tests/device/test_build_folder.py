@@ -11,9 +11,11 @@ tests/zephyr/test_zephyr_model_server.py does the same with real builds of the s
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,7 +30,7 @@ from micro_relay.reference import run as reference_run
 pytestmark = pytest.mark.usefixtures("arm_tools")
 
 BOARD = "mps2-an386"
-SCRIPTS = __import__("pathlib").Path(__file__).resolve().parents[2] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 @pytest.fixture(scope="module")
@@ -106,17 +108,25 @@ def test_what_the_build_folder_cannot_give(firmware, tmp_path, capsys):
     assert "say where the model server runs: --port, --qemu, --native-sim or -d BUILD" in capsys.readouterr().err
 
 
-def test_west_defaults_to_the_build_folder_here(firmware, tmp_path, monkeypatch):
-    """`west micro-relay device run` adds -d build when ./build holds a model server and no -d is given."""
+def test_west_runs_the_build_folder_here(firmware, tmp_path, monkeypatch, capsys):
+    """`west micro-relay device run` (the west command's own entry point) uses ./build when it holds a model
+    server and no -d is given; other folders and other device commands pass through as given."""
     if importlib.util.find_spec("west") is None:
         pytest.skip("west is not installed")
     spec = importlib.util.spec_from_file_location("micro_relay_cmd", SCRIPTS / "west_commands" / "micro_relay_cmd.py")
     command = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(command)
-    to_argv = command.MicroRelayCommand._device_argv
+    west = command.MicroRelayCommand()
     monkeypatch.chdir(tmp_path)
+    to_argv = west._device_argv
     assert to_argv(["device", "run", "--port", "/dev/ttyACM0"]) == ["device", "run", "--port", "/dev/ttyACM0"]
+    _, model, _ = firmware
     zephyr_build(tmp_path, firmware, "native_sim")
-    assert to_argv(["device", "run", "--json"]) == ["device", "run", "--json", "--build-dir", "build"]
+    capsys.readouterr()
+    x = np.array([[99]], np.int8)
+    np.save(tmp_path / "x.npy", x)
+    west.do_run(argparse.Namespace(command="device"), ["run", "--input", "x.npy", "--output", "y.npy"])
+    np.testing.assert_array_equal(np.load(tmp_path / "y.npy"), reference_run(model.graph, [x])[0])
+    assert "on native_sim build" in capsys.readouterr().err
     assert to_argv(["device", "profile", "-d", "other"]) == ["device", "profile", "-d", "other"]
     assert to_argv(["device", "server", "m.tflite", "-o", "x"]) == ["device", "server", "m.tflite", "-o", "x"]

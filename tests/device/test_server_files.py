@@ -29,7 +29,9 @@ def test_the_server_folder(example, tmp_path, debug, capsys):
     out = tmp_path / "server"
     flags = ["--debug-guards"] if debug else []
     assert main(["device", "server", str(example), "-o", str(out), "--target", "cortex-m4", *flags]) == 0
-    assert {"kws.c", "kws.h", "mrs_server.c", "mrs_server.h", "mrs_model.h", "port_dwt.c"} <= {p.name for p in out.iterdir()}
+    written = {p.name for p in out.iterdir()}
+    assert {"kws.c", "kws.h", "mrs_server.c", "mrs_server.h", "mrs_model.h", "port_dwt.c"} <= written
+    assert "model_server.json" in written  # what -d BUILD reads (test_build_folder.py)
     expected = identity_of(compile_for(str(example), Where(), target="cortex-m4", debug=debug))
     blob = bytes(int(b, 16) for b in re.findall(r"0x([0-9a-f]{2})", (out / "mrs_model.h").read_text()))
     assert decode(blob + b"\x00")[0] == expected

@@ -78,5 +78,6 @@ def apply_build_folder(args) -> None:
     except CompileError:
         started = ", ".join(["native_sim", *sorted(MACHINES)])
         raise CompileError(f"board {board} is not one this command starts ({started}): flash it "
-                           f"(west flash -d {build_dir}) and give its serial port with --port", str(build_dir)) from None
+                           f"(west flash -d {build_dir}) and give its serial port with --port",
+                           str(build_dir)) from None
     args.zephyr_qemu = str(build_dir)

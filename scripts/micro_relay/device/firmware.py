@@ -4,7 +4,8 @@ An output folder the compiler would write (NAME.h, the runtime, NAME.plan.json) 
 mark each layer (bench.build.instrument_invoke: the per-layer counts), and beside it the server
 (server/mrs_server.c, .h) and mrs_model.h, the server's names for this model and its identity
 (identity.server_header). A firmware adds a port: server/port_mps2.c for QEMU's MPS2 boards; on a board,
-port_dwt.c (the DWT cycle counter, copied here too) and the board's UART (docs/device-protocol.md). The model hash is the uninstrumented NAME.c's, as the host computes it.
+port_dwt.c (the DWT cycle counter, copied here too) and the board's UART (docs/device-protocol.md). The model
+hash is the uninstrumented NAME.c's, as the host computes it.
 """
 
 from __future__ import annotations
