@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from micro_relay.cli import main
+from micro_relay.emulate.qemu import qemu_command
 from support.tflm_oracle import tflm_run
 from zephyr_env import REPO, boards, new_build
 
@@ -46,10 +47,10 @@ def server_build(board, tmp_path_factory, debug=False):
 
 @contextlib.contextmanager
 def qemu_on_a_pty(build, timeout=30.0):
-    """qemu_cortex_m3 running the build's image, its UART on a pseudo-terminal: yields the pty's path."""
-    command = ["qemu-system-arm", "-cpu", "cortex-m3", "-machine", "lm3s6965evb", "-nographic", "-vga", "none",
-               "-net", "none", "-monitor", "none", "-serial", "pty", "-icount", "shift=6,align=off,sleep=off",
-               "-kernel", str(build.build_dir / "zephyr" / "zephyr.elf")]
+    """The build's image in QEMU (the machine `west micro-relay qemu` picks for its board), its UART on a
+    pseudo-terminal: yields the pty's path."""
+    command = [*qemu_command(build.build_dir, ["-icount", "shift=6,align=off,sleep=off"], serial=("-serial", "pty")),
+               "-monitor", "none"]
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         said, deadline = b"", time.monotonic() + timeout
