@@ -16,7 +16,7 @@ endif
 PIP ?= $(PYTHON) -m pip
 DEMO_OUT ?= demo-out
 
-.PHONY: setup setup-test demo test test-long bench bench-cortex-m
+.PHONY: setup setup-test demo test test-long bench bench-cortex-m qemu-plugin-header
 
 # The project environment: one line naming the package to install when this Python cannot make one.
 $(VENV)/.ready:
@@ -56,3 +56,7 @@ bench: setup-test
 # Every shared model on emulated Cortex-M4 and M7 (QEMU, -icount): instructions per inference, flash, RAM.
 bench-cortex-m: setup-test
 	$(PYTHON) benchmarks/cortex_m.py --out BENCHMARKS-cortex-m.md
+
+# QEMU's plugin header, for the bench's cycle estimate (bench/cycles): from the installed QEMU's Debian source.
+qemu-plugin-header: setup
+	scripts/qemu-plugin-header "$$(PYTHONPATH=scripts $(PYTHON) -c 'from micro_relay.bench.cycles.plugin import header_cache; print(header_cache("qemu-system-arm"))')"

@@ -136,7 +136,7 @@ def render(rows: list[dict], machines: list[str], tflm: dict, calib: dict[str, t
         f"{some.get('qemu', '?')} on {cores}.",
         "QEMU runs with `-icount shift=0`, one virtual nanosecond per instruction, and the runner times each",
         "invoke with SysTick plus a spin count to the next tick edge, minus an empty call timed the same way:",
-        "instructions per inference (the minimum of 3 invokes; they are identical), exact and repeatable. Checked on",
+        "instructions per inference (the minimum of 3 invokes, which agree within the timer's quantization). Checked on",
         f"spin loops of 8 to {longest:,} instructions, the error does not grow with length: {errors} instructions;",
         "see tests/bench/test_timing.py.",
         "Every output is compared with the reference interpreter on a seeded input (integers bit for bit).",

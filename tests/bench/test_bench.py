@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from bench.test_timing import ERROR_BOUND
+
 from micro_relay.bench import MACHINES
 from micro_relay.cli import main
 from micro_relay.compiler import prepare_graph
@@ -38,9 +40,11 @@ def test_sine_on_each_machine(arm_tools, sine_model, capsys, machine, tmp_path):
     assert result["machine"] == machine
     assert result["outputs_match"] is True and result["max_abs_diff"] == 0
     assert result["macs"] == sum(get_op(n.op).macs(graph, n) for n in graph.nodes) == 288
-    # Three dense layers of 16 units: thousands of instructions, identical on every run.
+    # Three dense layers of 16 units: thousands of instructions, the same on every run up to the timer's
+    # quantization (tests/bench/test_timing.py: the start edge and end spins, within its ERROR_BOUND).
     assert 1_000 < result["instructions"] < 20_000
-    assert result["instructions_per_run"] == [result["instructions"]] * 3
+    assert result["instructions"] == min(result["instructions_per_run"])
+    assert max(result["instructions_per_run"]) - result["instructions"] <= ERROR_BOUND
     assert result["instructions_per_mac"] == pytest.approx(result["instructions"] / 288, abs=1e-3)
     assert 0 < result["runtime_code_bytes"] < result["model_flash_bytes"] < result["flash_bytes"] < 16_384
     assert result["arena_bytes"] <= result["model_ram_bytes"] <= result["ram_bytes"] < 1_024

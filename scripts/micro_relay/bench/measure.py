@@ -21,6 +21,8 @@ from ..target import get_target, target_for_core
 from .build import (COMMON_FLAGS, DEFAULT_OPT_LEVEL, arena_flag, build_runner, compile_jobs, find_tool, gcc_version,
                     instrument_invoke, opt_flag, write_model_shim)
 from .cmsis_nn import build_library, find_cmsis_nn, include_dir
+from .cycles.estimate import cycle_fields, cycle_setup
+from .cycles.plugin import read_regions
 from .machines import Machine, get_machine
 from .report import image_sizes, linked_libraries
 from .run import cost, qemu_version, run_qemu, samples
@@ -192,7 +194,10 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
         (work / "output.bin").unlink(missing_ok=True)
         sources = _model_sources(model, model_dir)
         elf = build_runner(gcc, machine, model_dir, work, "bench_main.c", sources, (f"-DMRB_RUNS={runs}",), **link)
-        pairs = run_qemu(qemu, machine, elf, work, timeout)
+        cycles = cycle_setup(machine.core, qemu)
+        classes = work / "classes.txt"
+        pairs = run_qemu(qemu, machine, elf, work, timeout,
+                         () if isinstance(cycles, str) else cycles[1].arguments(elf, classes))
         raw = [cost(machine, t, s) for t, s in zip(samples(pairs, "ticks"), samples(pairs, "spins"))]
         if len(raw) != runs + 1:
             raise CompileError(f"runner reported {len(raw) - 1} of {runs} runs", str(elf))
@@ -221,6 +226,10 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
             "libraries": linked_libraries(elf.with_suffix(".map")),
             "gcc": gcc_version(gcc), "qemu": qemu_version(qemu),
         }
+        if isinstance(cycles, str):
+            result.update({"cycles_estimate": None, "cycle_model": cycles})
+        else:
+            result.update(cycle_fields(read_regions(classes), runs, cycles[0], str(elf)))
         if opt_level != DEFAULT_OPT_LEVEL:
             result["opt_level"] = opt_level
         if profile:

@@ -20,9 +20,11 @@ QEMU_FLAGS = ("-nographic", "-monitor", "none", "-serial", "none",
 _LINE = re.compile(r"^mr-bench: ([a-z ]+?) 0x([0-9a-f]+)$")
 
 
-def run_qemu(qemu: str, machine: Machine, elf: Path, cwd: Path, timeout: float) -> list[tuple[str, int]]:
-    """(key, value) pairs the runner printed, in order; CompileError when it fails or times out."""
-    command = [qemu, "-machine", machine.name, *QEMU_FLAGS, "-kernel", str(elf)]
+def run_qemu(qemu: str, machine: Machine, elf: Path, cwd: Path, timeout: float,
+             extra: tuple[str, ...] | list[str] = ()) -> list[tuple[str, int]]:
+    """(key, value) pairs the runner printed, in order; CompileError when it fails or times out. `extra`: more
+    QEMU options (the cycle plugin's)."""
+    command = [qemu, "-machine", machine.name, *QEMU_FLAGS, *extra, "-kernel", str(elf)]
     try:
         result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -23,5 +23,7 @@ void mrb_timer_start(void);
 uint64_t mrb_timer_ticks(void);
 int mrb_measure(int (*fn)(void), mrb_sample *sample);
 void mrb_systick_handler(void);
+void mrb_region_begin(void);
+void mrb_region_end(void);
 
 #endif
