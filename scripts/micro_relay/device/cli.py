@@ -13,8 +13,7 @@ options, such as samples/model_server; pyserial is used when installed, else the
 UART's pseudo-terminal). Or -d BUILD, a Zephyr build folder of samples/model_server: the model and its
 compile options come from the build, and the firmware is started there (native_sim, a board QEMU emulates) or,
 on a flashed board, reached at --port (build_folder.py). The host refuses a device whose model hash differs.
-A device that does not answer, damaged frames (retried first) and a wrong port are one line
-and exit status 2.
+A device that does not answer, damaged frames (retried first) and a wrong port are one line and exit status 2.
 """
 
 from __future__ import annotations

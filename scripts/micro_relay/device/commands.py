@@ -3,10 +3,10 @@ request when a reply is damaged or lost and after the device reports a CRC error
 
 Every request may be repeated (docs/device-protocol.md): writes and reads name their bytes, and a repeated
 INVOKE, which keeps its sequence number and follows its first try, gets the reply of the run already made.
-A damaged length field leaves
-the device waiting for bytes that never come: after a time-out the host sends FLUSH zero bytes, enough to end
-any frame the device is in the middle of (zeros are never a sync byte, so nothing new starts), drops what comes
-back and asks again. After RETRIES attempts the error is reported: a time-out, or a CRC error on every attempt.
+A damaged length field leaves the device waiting for bytes that never come: after a time-out the host sends
+FLUSH zero bytes, enough to end any frame the device is in the middle of (zeros are never a sync byte, so
+nothing new starts), drops what comes back and asks again. After RETRIES attempts the error is reported: a
+time-out, or a CRC error on every attempt.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ The firmware is the runner's startup and SysTick timer (bench/runner), the MPS2 
 CMSDK UART, instruction counts) and the server's sources for the model (firmware.py: the model's C as the
 compiler wrote it, its invoke marking each layer, and the server). QEMU runs with `-icount shift=0`, so the
 counts are exact instruction counts and repeat from run to run. The socket is served with wait=on: the guest
-starts only once the host is connected,
-so no byte is lost, and the host ends the QEMU process it started when it is done.
+starts only once the host is connected, so no byte is lost, and the host ends the QEMU process it started
+when it is done.
 
 A Zephyr build of samples/model_server for a board QEMU emulates runs the same way (zephyr_qemu_server): the
 build's own zephyr.elf, its console UART on the socket, under -icount so its timer counts repeat.

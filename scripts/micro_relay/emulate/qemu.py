@@ -9,8 +9,8 @@ the same boards; this runs the build's image there, with the console on the term
 
 The board comes from the build's CONFIG_BOARD_TARGET (zephyr/.config). --dry-run prints the command instead;
 other arguments (after `--`, or any this command does not know) go to QEMU (for example `-- -icount shift=0`
-for repeatable cycle counts). Bad input (no
-build folder, a board QEMU does not emulate, no qemu-system-arm) is one line `error: <what> (<where>)`, exit 2.
+for repeatable cycle counts). Bad input (no build folder, a board QEMU does not emulate, no qemu-system-arm)
+is one line `error: <what> (<where>)`, exit 2.
 """
 
 from __future__ import annotations
