@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..frontend.tflite.writer import TFLiteBuilder
+from .quantization import int8_affine
 
 INPUT_SHAPE = (1, 49, 10, 1)
 CHANNELS = 64
@@ -82,13 +83,6 @@ def forward(layers: list[dict], x: np.ndarray) -> list[np.ndarray]:
     return acts
 
 
-def _affine(lo: float, hi: float) -> tuple[float, int]:
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
-    scale = (hi - lo) / 255.0 or 1.0
-    zero_point = int(np.clip(round(-128 - lo / scale), -128, 127))
-    return float(np.float32(scale)), zero_point
-
-
 def build_kws_model(seed: int = 7, channels: int = CHANNELS, blocks: int = BLOCKS, classes: int = CLASSES) -> bytes:
     """The int8 .tflite bytes of the DS-CNN-shaped network (narrower, shallower or with fewer classes: the
     small wake-word gate of samples/cascade)."""
@@ -98,7 +92,7 @@ def build_kws_model(seed: int = 7, channels: int = CHANNELS, blocks: int = BLOCK
     ranges = [(float(a.min()), float(a.max())) for a in forward(layers, calibration)]
 
     b = TFLiteBuilder()
-    in_scale, in_zp = _affine(*INPUT_RANGE)
+    in_scale, in_zp = int8_affine(*INPUT_RANGE)
     current = b.tensor("input", INPUT_SHAPE, "int8", scale=in_scale, zero_point=in_zp)
     first = current
     shape = INPUT_SHAPE
@@ -119,7 +113,7 @@ def build_kws_model(seed: int = 7, channels: int = CHANNELS, blocks: int = BLOCK
                         axis=0)
         stride = layer["stride"]
         shape = (1, -(-shape[1] // stride), -(-shape[2] // stride), channels)
-        out_scale, out_zp = _affine(*ranges[index])
+        out_scale, out_zp = int8_affine(*ranges[index])
         out = b.tensor(f"{name}/out", shape, "int8", scale=out_scale, zero_point=out_zp)
         if depthwise:
             b.op("DEPTHWISE_CONV_2D", [current, weight, bias], [out], padding="SAME", stride=stride,
@@ -141,7 +135,7 @@ def build_kws_model(seed: int = 7, channels: int = CHANNELS, blocks: int = BLOCK
     b_q = np.round(dense["b"] / (in_scale * w_scale)).astype(np.int32)
     weight = b.tensor("dense/weights", dense["w"].shape, "int8", data=w_q, scale=w_scale, zero_point=0)
     bias = b.tensor("dense/bias", (classes,), "int32", data=b_q, scale=in_scale * w_scale, zero_point=0)
-    logit_scale, logit_zp = _affine(*ranges[-1])
+    logit_scale, logit_zp = int8_affine(*ranges[-1])
     logits = b.tensor("dense/out", (1, classes), "int8", scale=logit_scale, zero_point=logit_zp)
     b.op("FULLY_CONNECTED", [flat, weight, bias], [logits])
     probs = b.tensor("probabilities", (1, classes), "int8", scale=1.0 / 256.0, zero_point=-128)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..frontend.tflite.writer import TFLiteBuilder
+from .quantization import int8_affine
 
 __all__ = ["FAMILY", "Layer", "ModelSpec", "build_family_model", "family_macs", "family_names", "family_spec"]
 
@@ -285,13 +286,6 @@ def forward(spec: ModelSpec, params: list[dict], x: np.ndarray) -> list[np.ndarr
     return acts
 
 
-def _affine(lo: float, hi: float) -> tuple[float, int]:
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
-    scale = (hi - lo) / 255.0 or 1.0
-    zero_point = int(np.clip(round(-128 - lo / scale), -128, 127))
-    return float(np.float32(scale)), zero_point
-
-
 # ---------------------------------------------------------------------------------------------------------
 # Quantized model
 
@@ -313,7 +307,7 @@ def build_family_model(name: str) -> bytes:
     acts = forward(spec, params, calibration)
 
     b = TFLiteBuilder()
-    quant = [_affine(*INPUT_RANGE)]
+    quant = [int8_affine(*INPUT_RANGE)]
     tensors = [b.tensor("input", spec.input_shape, "int8", scale=quant[0][0], zero_point=quant[0][1])]
     shape = spec.input_shape
     for index, (layer, p) in enumerate(zip(spec.layers, params)):
@@ -330,7 +324,7 @@ def build_family_model(name: str) -> bytes:
             tensors.append(out)
             shape = out_shape
             continue
-        out_scale, out_zp = _affine(float(acts[index + 1].min()), float(acts[index + 1].max()))
+        out_scale, out_zp = int8_affine(float(acts[index + 1].min()), float(acts[index + 1].max()))
         out = b.tensor(f"{prefix}/out", out_shape, "int8", scale=out_scale, zero_point=out_zp)
         if layer.kind == "add":
             b.op("ADD", [current, tensors[-1 - layer.back]], [out], activation=layer.activation)

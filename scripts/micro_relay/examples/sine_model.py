@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..frontend.tflite.writer import TFLiteBuilder
+from .quantization import int8_affine
 
 LAYERS = (1, 16, 16, 1)
 X_MAX = 2 * np.pi
@@ -48,14 +49,6 @@ def train(steps: int = 3000, seed: int = 1) -> list[tuple[np.ndarray, np.ndarray
     return [(w, b) for w, b in params]
 
 
-def _affine(lo: float, hi: float) -> tuple[float, int]:
-    """int8 scale and zero point covering [lo, hi] (always including 0)."""
-    lo, hi = min(lo, 0.0), max(hi, 0.0)
-    scale = (hi - lo) / 255.0 or 1.0
-    zero_point = int(np.clip(round(-128 - lo / scale), -128, 127))
-    return float(np.float32(scale)), zero_point
-
-
 def build_sine_model(seed: int = 1) -> bytes:
     """The int8 .tflite bytes of the trained, quantized sine network."""
     params = train(seed=seed)
@@ -68,7 +61,7 @@ def build_sine_model(seed: int = 1) -> bytes:
             h = np.maximum(h, 0)
         ranges.append((float(h.min()), float(h.max())))
     builder = TFLiteBuilder()
-    scale, zp = _affine(*ranges[0])
+    scale, zp = int8_affine(*ranges[0])
     current = builder.tensor("x", (1, 1), "int8", scale=scale, zero_point=zp)
     first = current
     in_scale = scale
@@ -79,9 +72,10 @@ def build_sine_model(seed: int = 1) -> bytes:
         b_q = np.round(b / b_scale).astype(np.int32)
         weight = builder.tensor(f"dense{i}/weights", w.shape, "int8", data=w_q, scale=w_scale, zero_point=0)
         bias = builder.tensor(f"dense{i}/bias", b.shape, "int32", data=b_q, scale=b_scale, zero_point=0)
-        out_scale, out_zp = _affine(*ranges[i + 1])
+        out_scale, out_zp = int8_affine(*ranges[i + 1])
         last = i == len(params) - 1
-        out = builder.tensor("y" if last else f"dense{i}/out", (1, w.shape[0]), "int8", scale=out_scale, zero_point=out_zp)
+        out = builder.tensor("y" if last else f"dense{i}/out", (1, w.shape[0]), "int8", scale=out_scale,
+                             zero_point=out_zp)
         builder.op("FULLY_CONNECTED", [current, weight, bias], [out], activation="NONE" if last else "RELU")
         current, in_scale = out, out_scale
     return builder.inputs(first).outputs(current).build()
