@@ -53,15 +53,16 @@ static const char *const CLASS_NAMES[C_COUNT] = {
 
 typedef struct {
     uint64_t counts[C_COUNT];
+    uint64_t start;        /* address of the first instruction */
     uint64_t fallthrough;  /* address after the last instruction */
     int ends_in_branch;    /* the last instruction may leave the block other than by falling through */
-} block_info;
+} block;
 
 static uint64_t region_begin, region_end;
 static FILE *out;
 static int open_region;
 static uint64_t totals[C_COUNT];
-static const block_info *previous;
+static const block *previous;
 static unsigned regions;
 
 static int starts_with(const char *text, const char *prefix)
@@ -198,11 +199,6 @@ static void write_region(void)
     ++regions;
 }
 
-typedef struct {
-    block_info info;
-    uint64_t start;
-} block;
-
 static void block_entered(unsigned int vcpu, void *udata)
 {
     const block *b = udata;
@@ -220,10 +216,10 @@ static void block_entered(unsigned int vcpu, void *udata)
     }
     if (open_region) {
         for (i = 0; i < C_COUNT; ++i) {
-            totals[i] += b->info.counts[i];
+            totals[i] += b->counts[i];
         }
     }
-    previous = &b->info;
+    previous = b;
 }
 
 static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -247,10 +243,10 @@ static void block_translated(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (c == C_LOAD && i > 0 && (last == C_LOAD || last == C_LOAD_PIPELINED || last == C_STORE)) {
             c = C_LOAD_PIPELINED;
         }
-        b->info.counts[c] += 1;
-        b->info.counts[C_REGISTERS] += regs;
-        b->info.ends_in_branch = branch && i + 1 == n;
-        b->info.fallthrough = qemu_plugin_insn_vaddr(insn) + qemu_plugin_insn_size(insn);
+        b->counts[c] += 1;
+        b->counts[C_REGISTERS] += regs;
+        b->ends_in_branch = branch && i + 1 == n;
+        b->fallthrough = qemu_plugin_insn_vaddr(insn) + qemu_plugin_insn_size(insn);
         last = c;
     }
     qemu_plugin_register_vcpu_tb_exec_cb(tb, block_entered, QEMU_PLUGIN_CB_NO_REGS, b);
