@@ -34,18 +34,18 @@ def qemu_version_line(qemu: str) -> str:
     return done.stdout.splitlines()[0].strip() if done.stdout else "unknown"
 
 
-def header_cache(qemu: str) -> Path:
-    """Where `make qemu-plugin-header` puts the header for this QEMU."""
-    version = qemu_version_line(qemu)
+def header_cache(qemu: str, version: str | None = None) -> Path:
+    """Where `make qemu-plugin-header` puts the header for this QEMU (`version`: its --version line, if known)."""
+    version = version or qemu_version_line(qemu)
     return cache_dir() / hashlib.sha256(version.encode()).hexdigest()[:12] / "qemu-plugin.h"
 
 
-def find_header(qemu: str) -> Path | None:
+def find_header(qemu: str, version: str) -> Path | None:
     given = os.environ.get("MICRO_RELAY_QEMU_PLUGIN_H")
     if given:
         path = Path(given)
         return path / "qemu-plugin.h" if path.is_dir() else path
-    for path in (*SYSTEM_HEADERS, header_cache(qemu)):
+    for path in (*SYSTEM_HEADERS, header_cache(qemu, version)):
         if path.is_file():
             return path
     return None
@@ -63,13 +63,14 @@ class Plugin:
 
 def cycle_plugin(qemu: str) -> Plugin | str:
     """The built plugin, or why there is none (a sentence for the bench's JSON)."""
-    header = find_header(qemu)
+    version = qemu_version_line(qemu)
+    header = find_header(qemu, version)
     if header is None or not header.is_file():
         return "no qemu-plugin.h for this QEMU (make qemu-plugin-header, or MICRO_RELAY_QEMU_PLUGIN_H)"
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         return "no host C compiler (cc) to build the QEMU plugin"
-    key = hashlib.sha256(SOURCE.read_bytes() + header.read_bytes() + qemu_version_line(qemu).encode())
+    key = hashlib.sha256(SOURCE.read_bytes() + header.read_bytes() + version.encode())
     library = cache_dir() / "plugins" / f"insn_classes-{key.hexdigest()[:16]}.so"
     if not library.is_file():
         library.parent.mkdir(parents=True, exist_ok=True)
