@@ -95,7 +95,8 @@ def _cmd_compile(args) -> int:
         graph = apply_quantization(graph, args, log=reports.append)  # unchanged without --quantize
         model = compile_graph(graph, name, Path(path).name, args.arena_section, kernels=args.kernels,
                               target=args.target, weights_section=args.weights_section,
-                              debug_guards=args.debug_guards, arena_group=args.arena_group)
+                              debug_guards=args.debug_guards, arena_group=args.arena_group,
+                              row_by_row=args.row_by_row)
         over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, path)
         if over:
             return over  # nothing written: the build stops here, before a link that would fail
@@ -271,6 +272,14 @@ def _cmd_ops(args) -> int:
     return 0
 
 
+def _row_by_row_argument(p) -> None:
+    from .schedule.chains import ROW_BY_ROW
+
+    p.add_argument("--row-by-row", choices=ROW_BY_ROW, default="auto",
+                   help="run chains of convolutions row by row, their tensors in between kept a few rows at a time: "
+                        "auto (default) where that makes the arena smaller, always, or never (layer by layer)")
+
+
 def _model_options(p) -> None:
     p.add_argument("--input-shape", action="append", default=[], metavar="NAME=D0,D1,...",
                    help="static shape of an ONNX input with dynamic dimensions (repeatable)")
@@ -304,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug-guards", action="store_true",
                    help="debug build: a canary after every tensor and scratch buffer, checked after each layer "
                         "(MR_ERR_GUARD names the layer that wrote out of bounds), every tensor kept for the run")
+    _row_by_row_argument(p)
     from .target import DEFAULT_TARGET, TARGETS
 
     p.add_argument("--target", choices=tuple(TARGETS), default=DEFAULT_TARGET,

@@ -39,6 +39,7 @@ from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
 from .plan.room import use_room
 from .plan.state import store_states_in_place
+from .schedule.chains import fuse_rows
 from .target import DEFAULT_TARGET, Target, get_target
 
 
@@ -79,8 +80,11 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
                   planners: tuple[str, ...] | None = None, kernels: str = DEFAULT_BACKEND,
                   room: bool = True, target: str | Target = DEFAULT_TARGET,
                   kernel_options: dict[int, dict] | None = None, debug_guards: bool = False,
-                  weights_section: str | None = None, arena_group: str | None = None) -> CompiledModel:
-    """arena_group: the model runs on the arena of this group, not on one of its own (codegen/arena_group.py;
+                  weights_section: str | None = None, arena_group: str | None = None,
+                  row_by_row: str = "auto") -> CompiledModel:
+    """row_by_row: "auto" runs chains of convolutions row by row where that makes the arena smaller,
+    "always" every chain, "never" none (schedule/chains.py; never in the debug build, which keeps every tensor,
+    nor with kernel_options, which name the nodes of the layer-by-layer graph); arena_group: the model runs on the arena of this group, not on one of its own (codegen/arena_group.py;
     group_files makes the group's files); kernel_options: node index -> kernel options forced on it (tests and
     tools: a variant the room search then leaves alone); debug_guards: the debug build (plan/guards.py:
     canaries checked after every layer, every tensor kept for the whole run)."""
@@ -92,6 +96,8 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     lowered = lower(graph, get_target(target), kernels, kernel_options)  # every op's checks run here, before any
     # file is written
     lowered = store_states_in_place(lowered)
+    if not debug_guards and not kernel_options:
+        lowered = fuse_rows(lowered, planners, row_by_row)
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
     plan = plan_memory(lowered, planners, guards=debug_guards)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold

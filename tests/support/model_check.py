@@ -41,8 +41,9 @@ class Comparison:
 
 
 def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir: Path | None = None,
-                      name: str = "model") -> Comparison:
-    """Run compiled C, the reference interpreter and TFLite Micro on the same inputs."""
+                      name: str = "model", **options) -> Comparison:
+    """Run compiled C, the reference interpreter and TFLite Micro on the same inputs; options go to
+    compile_graph (row_by_row, target)."""
     graph = run_pipeline(read_tflite(model_bytes, "test model"))
     if samples is None:
         samples = [random_inputs(graph, np.random.default_rng(seed)) for seed in seeds]
@@ -50,7 +51,7 @@ def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir
     samples = [[np.asarray(x).reshape(shape) for x, shape in zip(sample, shapes)] for sample in samples]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(workdir or tmp)
-        model = compile_graph(graph, name, "test model")
+        model = compile_graph(graph, name, "test model", **options)
         write_output(model, out)
         exe = build_host_program(out, name)
         output_types = [(graph.type_of(n).dtype.numpy, graph.type_of(n).shape) for n in graph.outputs]

@@ -33,6 +33,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "reports; 0 or g checks that a debug build computes the same outputs)")
     parser.add_argument("--cmsis-nn", metavar="DIR",
                         help="CMSIS-NN checkout (Include/, Source/) for --kernels cmsis-nn (default: $CMSIS_NN_PATH)")
+    from ..schedule.chains import ROW_BY_ROW
+
+    parser.add_argument("--row-by-row", choices=ROW_BY_ROW, default="auto",
+                        help="as micro-relay compile --row-by-row (default auto)")
 
 
 def run(args) -> int:
@@ -40,6 +44,7 @@ def run(args) -> int:
 
     result = bench_model(args.model, args.machine, name=args.name, seed=args.seed, keep=args.keep,
                          runs=args.runs, timeout=args.timeout, profile=args.profile, kernels=args.kernels,
-                         cmsis_nn=args.cmsis_nn, opt_level=args.opt_level, target=args.target)
+                         cmsis_nn=args.cmsis_nn, opt_level=args.opt_level, target=args.target,
+                         row_by_row=args.row_by_row)
     print(json.dumps(result))
     return 0

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..ir.graph import Graph
+from ..ops.fused_rows import layers
 from .integrity import WeightsCrc
 
 PARTS = ("weights", "biases", "requantization", "tables")
@@ -34,7 +35,7 @@ BIAS_INPUT = 2
 def bias_constants(graph: Graph) -> frozenset[str]:
     """The constant tensors that every node reading them reads as its bias."""
     slots: dict[str, set[bool]] = {}
-    for node in graph.nodes:
+    for node in layers(graph.nodes):  # a fused.rows node's biases are its layers'
         for index, name in enumerate(node.inputs):
             if name and graph.tensors[name].is_constant:
                 slots.setdefault(name, set()).add(node.op in BIAS_OPS and index == BIAS_INPUT)

@@ -1,0 +1,117 @@
+"""fused.rows on every backend (crt/src/mr_rows.c): the layers' own kernels, each called on geometries cut to a
+few rows, with the chain's rolling buffers and the layers' kernel scratch in one planned scratch.
+
+Each layer keeps the kernel the lowering chose for it (portable, Arm DSP); its C call is the one that kernel
+emits, inside a function generated per chain that gives it the cut geometry (`mr_rows_call`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...schedule import rows
+from ..base import Kernel, KernelPlan
+from ..registry import kernel
+
+RING_ALIGN = 8  # each rolling buffer starts 8-aligned, as kernel scratch does
+
+
+@dataclass(frozen=True)
+class RowsPlan(KernelPlan):
+    ring_offsets: tuple[int, ...] = ()  # per layer but the last: its rolling buffer's place in the scratch
+    kernel_scratch_offset: int = 0  # where the layers' own kernel scratch starts
+    chunks: tuple[int, ...] = ()  # per layer: the most rows one call of its kernel makes (schedule/rows.py)
+
+
+def _align(n: int) -> int:
+    return -(-n // RING_ALIGN) * RING_ALIGN
+
+
+@kernel
+class PortableFusedRows(Kernel):
+    op = "fused.rows"
+    backend = "portable"
+    sources = ("rows",)
+
+    def plan(self, target, graph, node, p, options):
+        layers = p["layers"]  # the LoweredNode of each layer (schedule/chains.py)
+        chain = tuple(m.params["geometry"] for m in layers)
+        itemsize = graph.type_of(node.inputs[0]).dtype.itemsize
+        chunks = rows.chunks_of(chain, p.get("band", 1))  # schedule/chains.py chooses the band
+        offsets, at = [], 0
+        for size in rows.ring_bytes(chain, itemsize, chunks):
+            offsets.append(at)
+            at = _align(at + size)
+        sources = ["rows"]
+        for m in layers:
+            sources += [s for s in m.plan.sources if s not in sources]
+        return RowsPlan(scratch_bytes=at + max(m.plan.scratch_bytes for m in layers),
+                        overlap_delta=rows.overlap_delta(chain, itemsize, chunks), sources=tuple(sources),
+                        ring_offsets=tuple(offsets), kernel_scratch_offset=at, chunks=chunks)
+
+    def estimate(self, target, graph, node, p, plan):
+        parts = [m.kernel.estimate(target, graph, m.node, m.params, m.plan) for m in p["layers"]]
+        if any(e is None for e in parts):
+            return None
+        return {"instructions": sum(e["instructions"] for e in parts), "path": "row by row"}
+
+    def report(self, graph, node, p, plan):
+        said = []
+        for m in p["layers"]:
+            text = m.kernel.report(graph, m.node, m.params, m.plan)
+            said.append(f"{m.node.op} ({m.kernel.backend}{': ' + text if text else ''})")
+        return "row by row: " + "; ".join(said)
+
+    def emit(self, ctx, node, p, plan):
+        name = ctx._fresh("rows")
+        cases = []
+        stages = []
+        for index, m in enumerate(p["layers"]):
+            stage = _StageContext(ctx, m.node)
+            call = m.kernel.emit(stage, m.node, m.params, m.plan).strip()
+            if stage.struct is None or not call.startswith("mr_") or not call.endswith(");") or call.count(";") != 1:
+                raise AssertionError(f"{m.kernel.backend} {m.node.op} does not emit one call of its parameters")
+            struct_type, struct = stage.struct
+            cases.append(f"    case {index}: {{\n        {struct_type} q = {struct};\n        q.geo = *g;\n"
+                         f"        return {call}\n    }}")
+            ring = plan.ring_offsets[index] if index < len(plan.ring_offsets) else 0
+            stages.append(f"{{&{struct}.geo, {ring}, {plan.chunks[index]}}}")
+        ctx.declarations.append(
+            f"static int {name}(int32_t stage, const mr_conv_geometry *g, const void *in, void *out, void *scratch)\n"
+            "{\n    (void)scratch;\n    switch (stage) {\n" + "\n".join(cases) +
+            "\n    default: return MR_ERR_SCRATCH;\n    }\n}")
+        table = ctx._fresh("p")
+        ctx.flash.parameter_structs += 1
+        ctx.declarations.append(f"static const mr_rows_stage {table}[{len(stages)}] = {{{', '.join(stages)}}};")
+        itemsize = ctx.graph.type_of(node.inputs[0]).dtype.itemsize
+        params = ctx.params("mr_rows_params", {"call": name, "stages": table, "count": len(stages),
+                                               "itemsize": itemsize,
+                                               "kernel_scratch_offset": plan.kernel_scratch_offset})
+        return f"mr_rows({params}, {ctx.tensor(node.inputs[0])}, {ctx.tensor(node.outputs[0])}, {ctx.scratch()});"
+
+
+class _StageContext:
+    """The emit context a layer of the chain sees: its input and output are the cut rows mr_rows passes, its
+    scratch the layers' kernel scratch, and its parameter struct a local copy with the cut geometry."""
+
+    def __init__(self, ctx, node):
+        self._ctx, self._node, self.struct = ctx, node, None
+
+    def __getattr__(self, attr):
+        return getattr(self._ctx, attr)
+
+    def tensor(self, tensor: str) -> str:
+        c_type = self._ctx.graph.type_of(tensor).dtype.c_type if tensor else ""
+        if tensor and tensor == self._node.inputs[0]:
+            return f"((const {c_type} *)in)"
+        if tensor and tensor == self._node.outputs[0]:
+            return f"(({c_type} *)out)"
+        return self._ctx.tensor(tensor)
+
+    def scratch(self) -> str:
+        return "scratch"
+
+    def params(self, struct_type: str, fields: dict) -> str:
+        pointer = self._ctx.params(struct_type, fields)
+        self.struct = (struct_type, pointer.lstrip("&"))
+        return "&q"

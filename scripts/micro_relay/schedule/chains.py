@@ -1,0 +1,199 @@
+"""Which layers run row by row: chains of window layers whose tensors in between never exist whole.
+
+fuse_rows(lowered, planners):
+  1. a layer can be cut to rows when it is an nn.conv2d or nn.depthwise_conv2d of one image whose every output
+     row reads some image row (rows.row_by_row_refusal), its other inputs are constants, and its kernel is one of
+     ours (CMSIS-NN's functions take whole tensors);
+  2. layer B follows layer A in a chain when B reads A's output as its input, nothing else reads it, it is not a
+     graph output or a state's, and both have one element type; chains are the longest such runs, split every
+     MR_ROWS_MAX_STAGES layers (micro_relay/rows.h);
+  3. each chain is cut into runs (split_chain): the cut whose largest step needs the fewest bytes (a step's input
+     and output, sharing what its overlap allows, and its scratch: rolling buffers and kernel scratch), and of
+     those the one with the fewest layers in runs of two or more; each such run becomes one fused.rows node
+     (ops/fused_rows.py) at its first layer's place, planned by its kernel (kernels/portable/fused_rows.py);
+  4. the fused graph is kept only when its planned arena is smaller than the layer-by-layer one: no model's
+     arena grows, and a model that gains nothing keeps its layer-by-layer code;
+  5. then each run, shortest first, runs layer by layer again when the arena does not grow without it (a run
+     off the peak only costs instructions);
+  6. each run makes as many rows of its last layer a step (rows.band_of, halved until it fits) as the arena
+     allows: fewer kernel calls, each with its own setup.
+Every value is computed once either way: row by row costs no extra multiply-accumulates, only a kernel call per
+row and layer and the moves of the rows a rolling buffer keeps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import CompileError
+from ..ir.graph import Graph, Node
+from ..kernels.registry import kernels_for
+from ..lower import Lowered, LoweredNode
+from ..plan.buffers import ALIGN
+from ..ops.fused_rows import FusedRows
+from . import rows
+
+WINDOW_OPS = frozenset({"nn.conv2d", "nn.depthwise_conv2d"})
+MAX_STAGES = 32  # MR_ROWS_MAX_STAGES, crt/include/micro_relay/rows.h (tests/schedule checks it)
+MAX_SEGMENT = 16  # the longest run split_chain weighs (its cost grows with the square of the length)
+MAX_TRIALS = 32  # the plans steps 5 and 6 make at most
+
+
+def layer_refusal(lowered: Lowered, index: int) -> str | None:
+    """Why node `index` cannot be a layer of a chain (step 1), None when it can."""
+    low, graph = lowered.nodes[index], lowered.graph
+    node = low.node
+    if node.op not in WINDOW_OPS or "geometry" not in low.params:
+        return f"{node.op} is not a convolution"
+    if low.kernel.backend == "cmsis_nn":
+        return "CMSIS-NN runs whole tensors"
+    if any(n and not graph.tensors[n].is_constant for n in node.inputs[1:]):
+        return "weights computed at run time"
+    return rows.row_by_row_refusal(low.params["geometry"])
+
+
+def _follows(lowered: Lowered, a: int, b: int, consumers: dict) -> bool:
+    """Step 2: whether layer b can read layer a's output row by row."""
+    graph = lowered.graph
+    out = graph.nodes[a].outputs[0]
+    t = graph.tensors[out]
+    return (graph.nodes[b].inputs[0] == out and consumers[out] == [b] and out not in graph.outputs
+            and not (t.is_state or t.stored_in)
+            and graph.type_of(graph.nodes[b].outputs[0]).dtype == t.type.dtype == graph.type_of(graph.nodes[a].inputs[0]).dtype)
+
+
+def find_chains(lowered: Lowered) -> list[tuple[int, ...]]:
+    """Steps 1 and 2: the node indices of every chain of two or more layers, in graph order."""
+    graph = lowered.graph
+    able = {i for i in range(len(graph.nodes)) if layer_refusal(lowered, i) is None}
+    consumers = graph.consumers()
+    producers = graph.producers()
+    nxt = {}
+    for b in able:
+        a = producers.get(graph.nodes[b].inputs[0])
+        if a in able and _follows(lowered, a, b, consumers):
+            nxt[a] = b
+    heads = sorted(set(nxt) - set(nxt.values()))
+    chains = []
+    for head in heads:
+        chain = [head]
+        while chain[-1] in nxt:
+            chain.append(nxt[chain[-1]])
+        for start in range(0, len(chain), MAX_STAGES):
+            part = tuple(chain[start:start + MAX_STAGES])
+            if len(part) > 1:
+                chains.append(part)
+    return chains
+
+
+def _fused_node(lowered: Lowered, chain: tuple[int, ...], graph: Graph, band: int = 1) -> LoweredNode:
+    """The fused.rows node of one chain making `band` rows of its last layer a step, planned by its kernel on
+    `graph`."""
+    (kernel,) = kernels_for(FusedRows.name, ("portable",))
+    layers = tuple(lowered.nodes[i] for i in chain)
+    constants = []
+    for m in layers:
+        constants += [n for n in m.node.inputs[1:] if n and n not in constants]
+    node = Node(FusedRows.name, (layers[0].node.inputs[0], *constants), (layers[-1].node.outputs[0],),
+                {"members": tuple(m.node for m in layers)}, name=" + ".join(m.node.name or m.node.op for m in layers))
+    params = {"layers": layers, "band": band}
+    return LoweredNode(node, params, kernel, kernel.plan(lowered.target, graph, node, params, {}))
+
+
+def fused(lowered: Lowered, chains: list[tuple[int, ...]], bands: dict | None = None) -> Lowered:
+    """Step 3: the lowering with each chain one fused.rows node at its first layer's place; bands: chain -> rows
+    its last layer makes a step (default 1)."""
+    graph = lowered.graph
+    bands = bands or {}
+    first_of = {chain[0]: chain for chain in chains}
+    inside = {i for chain in chains for i in chain}
+    nodes = [_fused_node(lowered, first_of[i], graph, bands.get(first_of[i], 1)) if i in first_of else low
+             for i, low in enumerate(lowered.nodes) if i in first_of or i not in inside]
+    new_graph = Graph(graph.tensors, tuple(n.node for n in nodes), graph.inputs, graph.outputs)
+    return replace(lowered, graph=new_graph, nodes=tuple(nodes))
+
+
+def _step_bytes(lowered: Lowered, segment: tuple[int, ...], consumers: dict) -> int:
+    """What running `segment` as one step needs at least: its input and output, sharing what the overlap its
+    order allows (as plan/buffers.py lower_bound counts a permitted pair), and its scratch."""
+    graph = lowered.graph
+    low = lowered.nodes[segment[0]] if len(segment) == 1 else _fused_node(lowered, segment, graph)
+    src, dst = lowered.nodes[segment[0]].node.inputs[0], lowered.nodes[segment[-1]].node.outputs[0]
+    in_bytes, out_bytes = graph.type_of(src).nbytes, graph.type_of(dst).nbytes
+    delta = low.plan.overlap_delta
+    if delta is not None and consumers[src] == [segment[0]] and src not in graph.outputs:
+        pair = max(out_bytes, in_bytes - (delta // ALIGN) * ALIGN)
+    else:
+        pair = in_bytes + out_bytes
+    return pair + low.plan.scratch_bytes
+
+
+def split_chain(lowered: Lowered, chain: tuple[int, ...], consumers: dict) -> list[tuple[int, ...]]:
+    """The chain cut into runs of at most MAX_SEGMENT layers that make the largest step smallest, and with that
+    as few layers run row by row as possible (each run of two or more becomes a fused.rows node):
+      best[j] = min over i < j of max(best[i], step(chain[i:j])), then
+      fewest[j] = min over i < j with step(chain[i:j]) <= best[len] of fewest[i] + (j - i if j - i > 1 else 0)."""
+    m = len(chain)
+    cost = {(i, j): _step_bytes(lowered, chain[i:j], consumers)
+            for i in range(m) for j in range(i + 1, min(m, i + MAX_SEGMENT) + 1)}
+    best = [0] + [None] * m
+    for j in range(1, m + 1):
+        best[j] = min(max(best[i], cost[(i, j)]) for i in range(max(0, j - MAX_SEGMENT), j))
+    bound = best[m]
+    fewest, cut = [0] + [None] * m, [0] * (m + 1)
+    for j in range(1, m + 1):
+        for i in range(max(0, j - MAX_SEGMENT), j):
+            if fewest[i] is None or cost[(i, j)] > bound:
+                continue
+            count = fewest[i] + (j - i if j - i > 1 else 0)
+            if fewest[j] is None or count < fewest[j]:
+                fewest[j], cut[j] = count, i
+    runs, j = [], m
+    while j > 0:
+        runs.insert(0, chain[cut[j]:j])
+        j = cut[j]
+    return [run for run in runs if len(run) > 1]
+
+
+ROW_BY_ROW = ("auto", "always", "never")  # compile's row_by_row, the CLI's --row-by-row
+
+
+def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: str = "auto") -> Lowered:
+    """Steps 3 to 5 ("auto"): the fused lowering when its arena is smaller, else `lowered` itself; "always":
+    every chain one fused.rows node (MAX_STAGES layers at most) with its widest band, "never": `lowered`."""
+    from ..plan.memory_plan import plan_memory
+
+    if mode not in ROW_BY_ROW:
+        raise CompileError(f"unknown row-by-row mode '{mode}' (choose from {', '.join(ROW_BY_ROW)})", "--row-by-row")
+    if mode == "never":
+        return lowered
+    if mode == "always":
+        chains = find_chains(lowered)
+        return fused(lowered, chains, {c: rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in c))
+                                       for c in chains})
+    consumers = lowered.graph.consumers()
+    runs = [run for chain in find_chains(lowered) for run in split_chain(lowered, chain, consumers)]
+    if not runs:
+        return lowered
+    arena = plan_memory(fused(lowered, runs), planners).arena_bytes
+    if arena >= plan_memory(lowered, planners).arena_bytes:
+        return lowered
+    trials = MAX_TRIALS
+    for run in sorted(runs, key=len):  # step 5: a run the arena does not need runs layer by layer
+        if trials == 0:
+            break
+        trials -= 1
+        fewer = [r for r in runs if r != run]
+        size = plan_memory(fused(lowered, fewer), planners).arena_bytes
+        if size <= arena:
+            runs, arena = fewer, size
+    bands = {}
+    for run in runs:  # step 6: the widest band each run can have in that arena
+        band = rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in run))
+        while band > 1 and trials > 0:
+            trials -= 1
+            if plan_memory(fused(lowered, runs, {**bands, run: band}), planners).arena_bytes <= arena:
+                bands[run] = band
+                break
+            band //= 2
+    return fused(lowered, runs, bands)

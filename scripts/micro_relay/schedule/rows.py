@@ -1,0 +1,128 @@
+"""The row algebra of a chain run row by row: the walk crt/src/mr_rows.c makes (micro_relay/rows.h), followed here
+to size its rolling buffers and to find where its output may start.
+
+A chain is a sequence of window layers (convolutions, depthwise convolutions) of one image, each reading only
+the one before it. window(g, [lo, hi)) = [max(lo*s - pad_top, 0), min((hi-1)*s - pad_top + (k-1)*d + 1, in_h))
+is what a window walk reads for its output rows [lo, hi). Each layer makes at most chunk[i] rows per call of
+its kernel; the last layer's rows are made in order, a chunk at a time, and any layer's rows on demand: to make
+rows [x0, x1) of layer i,
+  1. layer i-1 drops its rows below window(layer i, [x0, x1))'s first (the rest move to the front of its buffer);
+  2. while layer i-1 lacks rows of that window, it makes the next of them, up to a chunk of its own at once, in
+     the same way;
+  3. layer i's kernel makes rows [x0, x1) from the rows layer i-1 holds.
+So layer i-1's rolling buffer holds at most one window of the rows layer i makes at once (the most `walk` sees
+it hold), and every row of every layer is made once. The last layer's rows are written at the end of their step,
+and from that step on the chain's input is read no lower than the lowest row layer 0 reads in it: the units
+kernels/overlap.py turns into how far below its input the output may start. Larger chunks make fewer, larger
+kernel calls (each call has its own setup) for larger rolling buffers.
+
+Worked example (tests/schedule/test_rows.py): depthwise 3x3 stride 1 pad 1 then pointwise, 25x5x64 int8. Row r:
+the pointwise computes row r and reads depthwise row r, which reads input rows [r-1, r+2). The depthwise output
+holds 1 row (320 B) and never exists whole (8,000 B); the input is read from row r-1 on, output row r ends at
+320*(r+1): delta -640, as for the depthwise alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..kernels.overlap import max_delta
+from ..ops._conv_common import Geometry
+
+BAND_PIXELS = 16  # output pixels per call of the last layer at least: MR_POINTWISE_TILE, the int8 matrix tile
+
+
+def window(g: Geometry, lo: int, hi: int) -> tuple[int, int]:
+    """The input rows [first, end) a window walk reads for its output rows [lo, hi), clamped to the image."""
+    first = min(max(lo * g.stride_h - g.pad_top, 0), g.in_h)
+    end = min((hi - 1) * g.stride_h - g.pad_top + (g.k_h - 1) * g.dil_h + 1, g.in_h)
+    return first, max(end, first)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One chunk of the last layer's rows: the most rows each other layer held during it, and the lowest input
+    row it read (None: layer 0 made no row)."""
+
+    rows: tuple[int, int]
+    held: tuple[int, ...]
+    lowest_read: int | None
+
+
+def chunks_of(chain: tuple[Geometry, ...], band: int = 1) -> tuple[int, ...]:
+    """Rows per call of each layer: `band` for the last, and for each layer before it as many rows as one band
+    of the last layer's asks of it in the steady state (band times the ratio of their heights, rounded up); one
+    row a call everywhere for band 1, which holds the fewest rows."""
+    last = chain[-1].out_h
+    if band == 1:
+        return (1,) * len(chain)
+    return tuple(max(1, -(-band * g.out_h // last)) for g in chain[:-1]) + (band,)
+
+
+def walk(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> list[Step]:
+    """Steps 1 to 3 for every chunk of the last layer's rows, as mr_rows makes them."""
+    n, rows = len(chain), chain[-1].out_h
+    held_lo, held_end = [0] * n, [0] * n
+    steps = []
+    for row in range(0, rows, chunks[-1]):
+        most, lowest = [0] * (n - 1), None
+        lo, hi = [0] * n, [0] * n
+        lo[n - 1], hi[n - 1], i = row, min(row + chunks[-1], rows), n - 1
+        while True:
+            a, b = window(chain[i], lo[i], hi[i])
+            if i > 0:
+                if a > held_lo[i - 1]:
+                    held_lo[i - 1], held_end[i - 1] = a, max(held_end[i - 1], a)
+                if held_end[i - 1] < b:
+                    lo[i - 1] = held_end[i - 1]
+                    hi[i - 1] = min(b, lo[i - 1] + chunks[i - 1])
+                    i -= 1
+                    continue
+            else:
+                lowest = a if lowest is None else min(lowest, a)
+            if i == n - 1:
+                break
+            held_end[i] = hi[i]
+            most[i] = max(most[i], held_end[i] - held_lo[i])
+            i += 1
+        steps.append(Step((row, hi[n - 1]), tuple(most), lowest))
+    return steps
+
+
+def ring_rows(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> tuple[int, ...]:
+    """Rows of the rolling buffer of each layer's output but the last's: the most it ever holds."""
+    return tuple(max(column) for column in zip(*(step.held for step in walk(chain, chunks))))
+
+
+def ring_bytes(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(rows * g.out_w * g.out_c * itemsize for rows, g in zip(ring_rows(chain, chunks), chain))
+
+
+def units(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> list[tuple[int, int]]:
+    """(lowest input byte the step reads, end of the output written) per chunk of the last layer's rows; a step in
+    which layer 0 makes no row reads nothing (the input's end stands for it)."""
+    first, last = chain[0], chain[-1]
+    row_in, row_out = first.in_w * first.in_c * itemsize, last.out_w * last.out_c * itemsize
+    return [((first.in_h if step.lowest_read is None else step.lowest_read) * row_in, step.rows[1] * row_out)
+            for step in walk(chain, chunks)]
+
+
+def overlap_delta(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> int:
+    """How far below its input the chain's output may start (kernels/overlap.py max_delta)."""
+    return max_delta(units(chain, itemsize, chunks))
+
+
+def band_of(chain: tuple[Geometry, ...]) -> int:
+    """The last layer's rows per step: enough for BAND_PIXELS output pixels a call, so that a layer whose rows are
+    narrow (1-D over H, small maps) does not pay its kernel's setup once per row."""
+    return max(1, min(chain[-1].out_h, -(-BAND_PIXELS // chain[-1].out_w)))
+
+
+def row_by_row_refusal(g: Geometry) -> str | None:
+    """Why a layer cannot be cut to rows (None: it can): more than one image, or an output row reading no image
+    row at all (padding wider than the window), which a cut geometry could not express."""
+    if g.batches != 1:
+        return f"{g.batches} images"
+    if any(window(g, r, r + 1)[0] == window(g, r, r + 1)[1] for r in range(g.out_h)):
+        return "an output row reads only padding"
+    return None
