@@ -84,10 +84,12 @@ def _compile_names(args) -> list[str]:
 
 def _cmd_compile(args) -> int:
     from .budget import before_link
+    from .budget.config import parse_size
     from .compiler import compile_graph, group_files, prepare_graph, write_models
     from .quantize.cli_options import apply as apply_quantization
 
     names = _compile_names(args)
+    ram_budget = parse_size(args.ram_budget, "--ram-budget") if args.ram_budget else None  # the schedule's too
     models, reports = [], []
     for path, name in zip(args.model, names):
         start = time.perf_counter()
@@ -96,7 +98,7 @@ def _cmd_compile(args) -> int:
         model = compile_graph(graph, name, Path(path).name, args.arena_section, kernels=args.kernels,
                               target=args.target, weights_section=args.weights_section,
                               debug_guards=args.debug_guards, arena_group=args.arena_group,
-                              row_by_row=args.row_by_row)
+                              row_by_row=args.row_by_row, ram_budget=ram_budget)
         over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, path)
         if over:
             return over  # nothing written: the build stops here, before a link that would fail
@@ -277,7 +279,9 @@ def _row_by_row_argument(p) -> None:
 
     p.add_argument("--row-by-row", choices=ROW_BY_ROW, default="auto",
                    help="run chains of convolutions row by row, their tensors in between kept a few rows at a time: "
-                        "auto (default) where that makes the arena smaller, always, or never (layer by layer)")
+                        "auto (default): where that makes the arena smaller for fewer extra instructions than the share of "
+                        "the arena it saves, or, with --ram-budget, only when the layer-by-layer arena does not fit "
+                        "it; always; never (layer by layer)")
 
 
 def _model_options(p) -> None:

@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="a Zephyr build's .config: CONFIG_SRAM_SIZE, CONFIG_FLASH_SIZE, CONFIG_MICRO_RELAY_* limits")
     group.add_argument("--budget-yaml", help="per-board budget file (micro-relay budget's format)")
     group.add_argument("--board", help="board (target) of the budget YAML entry; default: CONFIG_BOARD_TARGET")
-    group.add_argument("--ram-budget", metavar="SIZE", help="RAM limit, e.g. 64K")
+    group.add_argument("--ram-budget", metavar="SIZE", help="RAM limit, e.g. 64K; also what the model may take: "
+                                                            "its chains run row by row only when the layer-by-layer "
+                                                            "arena does not fit it (--row-by-row auto)")
     group.add_argument("--flash-budget", metavar="SIZE", help="Flash limit, e.g. 256K")
 
 
@@ -74,7 +76,12 @@ def failure_lines(report: dict, budget: Budget, where: str, placed: tuple[str, .
              for r in over]
     lines.append(f"  model {name}: RAM {needs[RAM]} B, Flash {needs[FLASH]} B and its parameter structs and code "
                  "(counted after the link)")
-    lines.append(f"    arena {report['arena_bytes']} B")
+    rows = report.get("row_by_row") or {}
+    if rows.get("runs") and rows.get("arena_layer_by_layer"):
+        lines.append(f"    arena {report['arena_bytes']} B, the smallest reachable: {len(rows['runs'])} chain(s) of "
+                     f"convolutions row by row, no extra MACs (layer by layer {rows['arena_layer_by_layer']} B)")
+    else:
+        lines.append(f"    arena {report['arena_bytes']} B")
     if report.get("state_bytes"):
         lines.append(f"    state {report['state_bytes']} B")
     parts = report["weights"]

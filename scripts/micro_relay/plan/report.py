@@ -63,8 +63,19 @@ def free_nodes(graph, plan: MemoryPlan) -> list[dict]:
     return entries
 
 
+def row_by_row_entry(choice) -> dict:
+    """The runs of layers made fused.rows nodes (their node indices in the layer-by-layer graph), the arena
+    layer by layer and row by row, what running row by row adds (no multiply-accumulate; the cost model's
+    instructions, where the target has one) and why this schedule was kept."""
+    return {"runs": [{"layers": list(run), "band": band} for run, band in zip(choice.runs, choice.bands)],
+            "arena_layer_by_layer": choice.arena_layer_by_layer, "arena_row_by_row": choice.arena_row_by_row,
+            "extra_macs": 0, "extra_instructions_estimate": choice.extra_instructions,
+            "model_instructions_estimate": choice.model_instructions, "why": choice.why}
+
+
 def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
-                room: tuple[RoomChoice, ...] = (), flash: FlashConstants | None = None) -> dict:
+                room: tuple[RoomChoice, ...] = (), flash: FlashConstants | None = None, rows=None) -> dict:
+    """rows: schedule/chains.py's RowsChoice (which layers run row by row, and why)."""
     lowered = as_lowered(lowered)  # a bare graph: lowered for the default target
     graph = lowered.graph
     life = tensor_lifetimes(graph, plan.order)
@@ -130,6 +141,7 @@ def plan_report(name: str, lowered: Lowered, plan: MemoryPlan, source: str,
         "macs": total_macs,
         "estimated_instructions": total_estimate,
         "room": room_entries,
+        **({"row_by_row": row_by_row_entry(rows)} if rows is not None else {}),
         "tensors": tensors,
         "nodes": nodes,
     }

@@ -16,14 +16,18 @@ fuse_rows(lowered, planners):
   5. then each run, shortest first, runs layer by layer again when the arena does not grow without it (a run
      off the peak only costs instructions);
   6. each run makes as many rows of its last layer a step (rows.band_of, halved until it fits) as the arena
-     allows: fewer kernel calls, each with its own setup.
+     allows: fewer kernel calls, each with its own setup;
+  7. where the target has a cost model, the runs are kept only when the share of the arena they save is at
+     least the share of instructions they add (extra_instructions): 8% of the arena is not worth 3x the time.
+With a RAM budget, a layer-by-layer arena within it is kept (it runs fastest) and one over it takes the smallest
+arena, whatever it costs: the budget is the constraint the firmware must meet.
 Every value is computed once either way: row by row costs no extra multiply-accumulates, only a kernel call per
 row and layer and the moves of the rows a rolling buffer keeps.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..errors import CompileError
 from ..ir.graph import Graph, Node
@@ -158,26 +162,81 @@ def split_chain(lowered: Lowered, chain: tuple[int, ...], consumers: dict) -> li
 ROW_BY_ROW = ("auto", "always", "never")  # compile's row_by_row, the CLI's --row-by-row
 
 
-def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: str = "auto") -> Lowered:
-    """Steps 3 to 5 ("auto"): the fused lowering when its arena is smaller, else `lowered` itself; "always":
-    every chain one fused.rows node (MAX_STAGES layers at most) with its widest band, "never": `lowered`."""
+@dataclass(frozen=True)
+class RowsChoice:
+    """What fuse_rows decided, for the plan report: the runs made fused.rows nodes (node indices of the
+    layer-by-layer graph), both arenas (None where not planned), the cost model's extra instructions of the runs
+    (None without a cost model for the target) and of the whole model layer by layer, and why."""
+
+    runs: tuple[tuple[int, ...], ...] = ()
+    bands: tuple[int, ...] = ()
+    arena_layer_by_layer: int | None = None
+    arena_row_by_row: int | None = None
+    extra_instructions: int | None = None
+    model_instructions: int | None = None
+    why: str = ""
+
+
+def _estimate(lowered: Lowered, low: LoweredNode, params: dict | None = None) -> int | None:
+    found = low.kernel.estimate(lowered.target, lowered.graph, low.node, params or low.params, low.plan)
+    return None if found is None else int(found["instructions"])
+
+
+def extra_instructions(lowered: Lowered, run: tuple[int, ...], band: int = 1) -> int | None:
+    """The cost model's instructions a run adds (None where the target has no cost model): each layer's kernel
+    called once per chunk of rows on a geometry cut to a chunk, against once on the whole tensor. No
+    multiply-accumulate is added; what is added is each call's setup (weights widened, strips and tiles
+    started again)."""
+    chain = tuple(lowered.nodes[i].params["geometry"] for i in run)
+    extra = 0
+    for index, chunk in zip(run, rows.chunks_of(chain, band)):
+        low = lowered.nodes[index]
+        g = low.params["geometry"]
+        span = min(g.in_h, (chunk - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1)
+        whole = _estimate(lowered, low)
+        cut = _estimate(lowered, low, {**low.params, "geometry": replace(g, out_h=chunk, in_h=span, pad_top=0)})
+        if whole is None or cut is None:
+            return None
+        extra += -(-g.out_h // chunk) * cut - whole
+    return max(extra, 0)
+
+
+def model_instructions(lowered: Lowered) -> int | None:
+    """The cost model's instructions of the model layer by layer: the layers it has a model for (the
+    convolutions and dense layers, nearly all of the time), None where it has none."""
+    counts = [c for c in (_estimate(lowered, low) for low in lowered.nodes) if c is not None]
+    return sum(counts) if counts else None
+
+
+def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: str = "auto",
+              ram_budget: int | None = None) -> tuple[Lowered, RowsChoice]:
+    """Steps 3 to 7 ("auto"): the fused lowering when it is worth it (below), else `lowered` itself; "always":
+    every chain one fused.rows node (MAX_STAGES layers at most) with its widest band; "never": `lowered`.
+    ram_budget: the RAM the model may take (arena and state); a layer-by-layer arena within it is kept (it
+    runs fastest), one over it takes the smallest arena whatever its instructions."""
     from ..plan.memory_plan import plan_memory
 
     if mode not in ROW_BY_ROW:
         raise CompileError(f"unknown row-by-row mode '{mode}' (choose from {', '.join(ROW_BY_ROW)})", "--row-by-row")
     if mode == "never":
-        return lowered
+        return lowered, RowsChoice(why="--row-by-row never")
+    chains = find_chains(lowered)
     if mode == "always":
-        chains = find_chains(lowered)
-        return fused(lowered, chains, {c: rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in c))
-                                       for c in chains})
+        bands = {c: rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in c)) for c in chains}
+        return fused(lowered, chains, bands), RowsChoice(tuple(chains), tuple(bands[c] for c in chains),
+                                                         why="--row-by-row always")
     consumers = lowered.graph.consumers()
-    runs = [run for chain in find_chains(lowered) for run in split_chain(lowered, chain, consumers)]
+    runs = [run for chain in chains for run in split_chain(lowered, chain, consumers)]
     if not runs:
-        return lowered
+        return lowered, RowsChoice(why="no chain of convolutions gains from running row by row")
+    whole = plan_memory(lowered, planners).arena_bytes
+    state = sum(lowered.graph.type_of(n).nbytes for n in lowered.graph.states)
+    if ram_budget is not None and whole + state <= ram_budget:
+        return lowered, RowsChoice(arena_layer_by_layer=whole, why="the layer-by-layer arena fits the RAM budget")
     arena = plan_memory(fused(lowered, runs), planners).arena_bytes
-    if arena >= plan_memory(lowered, planners).arena_bytes:
-        return lowered
+    if arena >= whole:
+        return lowered, RowsChoice(arena_layer_by_layer=whole, arena_row_by_row=arena,
+                                   why="row by row makes no smaller arena")
     trials = MAX_TRIALS
     for run in sorted(runs, key=len):  # step 5: a run the arena does not need runs layer by layer
         if trials == 0:
@@ -196,4 +255,12 @@ def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: s
                 bands[run] = band
                 break
             band //= 2
-    return fused(lowered, runs, bands)
+    extras = [extra_instructions(lowered, run, bands.get(run, 1)) for run in runs]
+    extra = None if None in extras else sum(extras)
+    total = model_instructions(lowered)
+    choice = RowsChoice(tuple(runs), tuple(bands.get(run, 1) for run in runs), whole, arena, extra, total)
+    if ram_budget is None and extra is not None and total and extra / total > (whole - arena) / whole:
+        return lowered, replace(choice, runs=(), bands=(), why=(
+            f"row by row would save {100 * (whole - arena) / whole:.1f}% of the arena for "
+            f"{100 * extra / total:.1f}% more instructions"))  # step 7
+    return fused(lowered, runs, bands), replace(choice, why="the smallest arena")
