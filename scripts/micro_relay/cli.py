@@ -267,7 +267,8 @@ def _cmd_ops(args) -> int:
 
     print("Micro Relay ops (element types):")
     for name, op in all_ops().items():
-        print(f"  {name:<24} {', '.join(d.value for d in op.dtypes)}")
+        made = "  (made by the compiler: layers run row by row)" if getattr(op, "made_by_compiler", False) else ""
+        print(f"  {name:<24} {', '.join(d.value for d in op.dtypes)}{made}")
     print("TFLite operators: " + ", ".join(sorted(BUILTIN_NAMES.get(code, str(code)) for code in CONVERTERS)))
     print("TFLite custom operators: " + ", ".join(sorted(CUSTOM_CONVERTERS)))
     print("ONNX operators: " + ", ".join(sorted(SUPPORTED_ONNX_OPS)))

@@ -39,7 +39,7 @@ def estimated_and_measured(path) -> list[tuple[str, int, int]]:
     compiler gives it (plan/room.py), on a run whose outputs match the reference interpreter (an estimate of a
     kernel that computes something else would prove nothing)."""
     lowered, _ = use_room(lower(prepare_graph(path), "cortex-m4"))
-    result = bench_model(path, "mps2-an386", runs=1, profile=True)
+    result = bench_model(path, "mps2-an386", runs=1, profile=True, row_by_row="never")  # the layers, one by one
     assert result["target"] == "cortex-m4" and result["outputs_match"], result
     rows = []
     for layer in result["layers"]:
