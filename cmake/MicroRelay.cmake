@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 #
-# micro_relay_model(<target> MODEL <file> [NAME <c_name>] [ARENA_GROUP <group>] [OPTIONS <option>...])
+# micro_relay_model(<target> MODEL <file> [NAME <c_name>] [ARENA_GROUP <group>] [APP_RAM <bytes>]
+#                   [OPTIONS <option>...])
 #
 # Compile a model (.tflite, or .onnx when the onnx and apache-tvm packages are installed: docs/zephyr.md)
 # to C with Micro Relay at build time and add the generated C to <target>:
@@ -17,6 +18,10 @@
 #            generated once every micro_relay_model() call of the application is made, from the members'
 #            NAME.plan.json, in <binary dir>/micro_relay/arena_groups/<group>/, and built into <target> of the
 #            group's first member; CONFIG_MICRO_RELAY_ARENA_SECTION places the group's arena.
+#   APP_RAM  the RAM the rest of the firmware needs (bytes, or with K/M): the model may take the board's RAM
+#            (CONFIG_MICRO_RELAY_RAM_BUDGET_KB when set, else CONFIG_SRAM_SIZE) minus this, passed as
+#            --ram-budget: its layers then run layer by layer, the fastest, when that arena fits, and
+#            row by row (the smallest arena) when it does not (docs/architecture.md).
 #   OPTIONS  more `micro-relay compile` options, e.g. OPTIONS --arena-section .noinit.kws
 #            --weights-section .qspi_rodata (default: CONFIG_MICRO_RELAY_ARENA_SECTION, _WEIGHTS_SECTION)
 #            (CONFIG_MICRO_RELAY_BACKEND_CMSIS_NN=y adds --kernels cmsis-nn unless OPTIONS has --kernels)
@@ -86,8 +91,35 @@ function(micro_relay_python_command out_var)
   set(${out_var} ${CMAKE_COMMAND} -E env "PYTHONPATH=${pythonpath}" "${python}" PARENT_SCOPE)
 endfunction()
 
+# The RAM a model may take: the board's (CONFIG_MICRO_RELAY_RAM_BUDGET_KB when set, else CONFIG_SRAM_SIZE, both
+# KiB) minus `app_ram` (bytes, or a number with K or M).
+function(micro_relay_model_ram target app_ram out_var)
+  if(NOT app_ram MATCHES "^([0-9]+)([KkMm]?)$")
+    message(FATAL_ERROR "micro_relay_model(${target}): APP_RAM '${app_ram}' is not bytes or a number with K or M")
+  endif()
+  set(app ${CMAKE_MATCH_1})
+  if(CMAKE_MATCH_2 MATCHES "[Kk]")
+    math(EXPR app "${app} * 1024")
+  elseif(CMAKE_MATCH_2 MATCHES "[Mm]")
+    math(EXPR app "${app} * 1048576")
+  endif()
+  if(CONFIG_MICRO_RELAY_RAM_BUDGET_KB GREATER 0)
+    set(board_kb ${CONFIG_MICRO_RELAY_RAM_BUDGET_KB})
+  elseif(DEFINED CONFIG_SRAM_SIZE)
+    set(board_kb ${CONFIG_SRAM_SIZE})
+  else()
+    message(FATAL_ERROR "micro_relay_model(${target}): APP_RAM needs the board's RAM (CONFIG_SRAM_SIZE)")
+  endif()
+  math(EXPR left "${board_kb} * 1024 - ${app}")
+  if(left LESS_EQUAL 0)
+    message(FATAL_ERROR "micro_relay_model(${target}): APP_RAM ${app_ram} leaves no RAM of the board's "
+                        "${board_kb} KiB for the model")
+  endif()
+  set(${out_var} ${left} PARENT_SCOPE)
+endfunction()
+
 function(micro_relay_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 MR "" "MODEL;NAME;ARENA_GROUP" "OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 1 MR "" "MODEL;NAME;ARENA_GROUP;APP_RAM" "OPTIONS")
   if(MR_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "micro_relay_model(${target}): unknown arguments: ${MR_UNPARSED_ARGUMENTS}")
   endif()
@@ -141,6 +173,10 @@ function(micro_relay_model target)
   endif()
   if(NOT "--weights-section" IN_LIST options AND NOT "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}" STREQUAL "")
     list(APPEND options --weights-section "${CONFIG_MICRO_RELAY_WEIGHTS_SECTION}")
+  endif()
+  if(DEFINED MR_APP_RAM AND NOT "--ram-budget" IN_LIST options)
+    micro_relay_model_ram(${target} "${MR_APP_RAM}" model_ram)
+    list(APPEND options --ram-budget ${model_ram})
   endif()
   if(CONFIG_MICRO_RELAY_BUDGET_CHECK AND DEFINED DOTCONFIG AND NOT "--budget-config" IN_LIST options)
     # The model alone against the board's memory and the budgets, before any C is written

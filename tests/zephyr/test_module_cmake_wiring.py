@@ -72,11 +72,12 @@ set(CONFIG_MICRO_RELAY_BUDGET_CHECK y)
 set(CONFIG_MICRO_RELAY_BUDGET_YAML budget.yaml)
 set(CONFIG_MICRO_RELAY_WEIGHTS_SECTION .qspi_rodata)
 set(CONFIG_CPU_CORTEX_M3 y)
+set(CONFIG_SRAM_SIZE 64)
 set(PYTHON_EXECUTABLE {sys.executable})
 add_subdirectory(zephyr_base)
 add_executable(app ${{ZEPHYR_BASE}}/../app.c)
 file(WRITE ${{CMAKE_CURRENT_SOURCE_DIR}}/app.c "int app(void) {{ return 0; }}\\n")
-micro_relay_model(app MODEL model.tflite NAME kws)
+micro_relay_model(app MODEL model.tflite NAME kws APP_RAM 20K)
 get_property(commands GLOBAL PROPERTY extra_post_build_commands)
 file(WRITE ${{CMAKE_CURRENT_BINARY_DIR}}/post_build.txt "${{commands}}")
 """)
@@ -93,6 +94,13 @@ def test_the_generator_checks_the_budget_before_the_link(ninja_file):
     assert "--target cortex-m3" in generate and "--weights-section .qspi_rodata" in generate
     assert "--budget-config " in generate and "/dotconfig" in generate
     assert "--budget-yaml " in generate and generate.split("--budget-yaml ")[1].split()[0].endswith("/budget.yaml")
+
+
+def test_app_ram_leaves_the_model_the_rest_of_the_board(ninja_file):
+    """APP_RAM 20K on a 64 KiB board: the model may take 45,056 B (--ram-budget), which also picks its schedule."""
+    ninja, _ = ninja_file
+    (generate,) = [line for line in ninja.splitlines() if "-m micro_relay compile" in line]
+    assert "--ram-budget 45056" in generate
 
 
 def test_every_link_stage_goes_through_the_launcher(ninja_file):
