@@ -67,7 +67,7 @@ def row_by_row_entry(choice) -> dict:
     """The runs of layers made fused.rows nodes (their node indices in the layer-by-layer graph), the arena
     layer by layer and row by row, what running row by row adds (no multiply-accumulate; the cost model's
     instructions, where the target has one) and why this schedule was kept."""
-    return {"runs": [{"layers": list(run), "band": band} for run, band in zip(choice.runs, choice.bands)],
+    return {"runs": [{"layers": list(run)} for run in choice.runs],
             "arena_layer_by_layer": choice.arena_layer_by_layer, "arena_row_by_row": choice.arena_row_by_row,
             "extra_macs": 0, "extra_instructions_estimate": choice.extra_instructions,
             "model_instructions_estimate": choice.model_instructions, "why": choice.why}

@@ -15,11 +15,10 @@ fuse_rows(lowered, planners):
      arena grows, and a model that gains nothing keeps its layer-by-layer code;
   5. then each run, shortest first, runs layer by layer again when the arena does not grow without it (a run
      off the peak only costs instructions);
-  6. each run makes as many rows of its last layer a step (rows.band_of, halved until it fits) as the arena
-     allows: fewer kernel calls, each with its own setup;
-  7. where the target has a cost model, the runs are kept only when the share of the arena they save is at
+  6. where the target has a cost model, the runs are kept only when the share of the arena they save is at
      least the share of instructions they add (extra_instructions): 8% of the arena is not worth 3x the time.
-With a RAM budget, a layer-by-layer arena within it is kept (it runs fastest) and one over it takes the smallest
+The room search (plan/room.py) then widens a run's band (rows made a step: fewer kernel calls, each with its own
+setup) where the arena has the bytes. With a RAM budget, a layer-by-layer arena within it is kept (it runs fastest) and one over it takes the smallest
 arena, whatever it costs: the budget is the constraint the firmware must meet.
 Every value is computed once either way: row by row costs no extra multiply-accumulates, only a kernel call per
 row and layer and the moves of the rows a rolling buffer keeps.
@@ -40,7 +39,7 @@ from . import rows
 WINDOW_OPS = frozenset({"nn.conv2d", "nn.depthwise_conv2d"})
 MAX_STAGES = 32  # MR_ROWS_MAX_STAGES, crt/include/micro_relay/rows.h (tests/schedule checks it)
 MAX_SEGMENT = 16  # the longest run split_chain weighs (its cost grows with the square of the length)
-MAX_TRIALS = 32  # the plans steps 5 and 6 make at most
+MAX_TRIALS = 32  # the plans step 5 makes at most
 
 
 def layer_refusal(lowered: Lowered, index: int) -> str | None:
@@ -91,8 +90,9 @@ def find_chains(lowered: Lowered) -> list[tuple[int, ...]]:
 
 
 def _fused_node(lowered: Lowered, chain: tuple[int, ...], graph: Graph, band: int = 1) -> LoweredNode:
-    """The fused.rows node of one chain making `band` rows of its last layer a step, planned by its kernel on
-    `graph`."""
+    """The fused.rows node of one chain making `band` rows of its last layer a step (a kernel option: the
+    room search widens the band of a node planned with none where the arena has the bytes), planned by its
+    kernel on `graph`."""
     (kernel,) = kernels_for(FusedRows.name, ("portable",))
     layers = tuple(lowered.nodes[i] for i in chain)
     constants = []
@@ -100,8 +100,10 @@ def _fused_node(lowered: Lowered, chain: tuple[int, ...], graph: Graph, band: in
         constants += [n for n in m.node.inputs[1:] if n and n not in constants]
     node = Node(FusedRows.name, (layers[0].node.inputs[0], *constants), (layers[-1].node.outputs[0],),
                 {"members": tuple(m.node for m in layers)}, name=" + ".join(m.node.name or m.node.op for m in layers))
-    params = {"layers": layers, "band": band}
-    return LoweredNode(node, params, kernel, kernel.plan(lowered.target, graph, node, params, {}))
+    params = {"layers": layers}
+    options = {"band": band} if band > 1 else {}
+    return LoweredNode(node, params, kernel, kernel.plan(lowered.target, graph, node, params,
+                                                         {**kernel.options, **options}), options)
 
 
 def fused(lowered: Lowered, chains: list[tuple[int, ...]], bands: dict | None = None) -> Lowered:
@@ -169,7 +171,6 @@ class RowsChoice:
     (None without a cost model for the target) and of the whole model layer by layer, and why."""
 
     runs: tuple[tuple[int, ...], ...] = ()
-    bands: tuple[int, ...] = ()
     arena_layer_by_layer: int | None = None
     arena_row_by_row: int | None = None
     extra_instructions: int | None = None
@@ -177,28 +178,20 @@ class RowsChoice:
     why: str = ""
 
 
-def _estimate(lowered: Lowered, low: LoweredNode, params: dict | None = None) -> int | None:
-    found = low.kernel.estimate(lowered.target, lowered.graph, low.node, params or low.params, low.plan)
+def _estimate(lowered: Lowered, low: LoweredNode) -> int | None:
+    found = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
     return None if found is None else int(found["instructions"])
 
 
-def extra_instructions(lowered: Lowered, run: tuple[int, ...], band: int = 1) -> int | None:
-    """The cost model's instructions a run adds (None where the target has no cost model): each layer's kernel
-    called once per chunk of rows on a geometry cut to a chunk, against once on the whole tensor. No
-    multiply-accumulate is added; what is added is each call's setup (weights widened, strips and tiles
-    started again)."""
-    chain = tuple(lowered.nodes[i].params["geometry"] for i in run)
-    extra = 0
-    for index, chunk in zip(run, rows.chunks_of(chain, band)):
-        low = lowered.nodes[index]
-        g = low.params["geometry"]
-        span = min(g.in_h, (chunk - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1)
-        whole = _estimate(lowered, low)
-        cut = _estimate(lowered, low, {**low.params, "geometry": replace(g, out_h=chunk, in_h=span, pad_top=0)})
-        if whole is None or cut is None:
-            return None
-        extra += -(-g.out_h // chunk) * cut - whole
-    return max(extra, 0)
+def extra_instructions(lowered: Lowered, run: tuple[int, ...]) -> int | None:
+    """The cost model's instructions a run adds (None where the target has no cost model): the fused node's
+    estimate (each layer's kernel called once per row on a geometry cut to it) against its layers' estimates
+    layer by layer. No multiply-accumulate is added; what is added is each call's setup."""
+    fused_estimate = _estimate(lowered, _fused_node(lowered, run, lowered.graph))
+    layers = [_estimate(lowered, lowered.nodes[i]) for i in run]
+    if fused_estimate is None or None in layers:
+        return None
+    return max(fused_estimate - sum(layers), 0)
 
 
 def model_instructions(lowered: Lowered) -> int | None:
@@ -210,7 +203,7 @@ def model_instructions(lowered: Lowered) -> int | None:
 
 def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: str = "auto",
               ram_budget: int | None = None) -> tuple[Lowered, RowsChoice]:
-    """Steps 3 to 7 ("auto"): the fused lowering when it is worth it (below), else `lowered` itself; "always":
+    """Steps 3 to 6 ("auto"): the fused lowering when it is worth it (below), else `lowered` itself; "always":
     every chain one fused.rows node (MAX_STAGES layers at most) with its widest band; "never": `lowered`.
     ram_budget: the RAM the model may take (arena and state); a layer-by-layer arena within it is kept (it
     runs fastest), one over it takes the smallest arena whatever its instructions."""
@@ -223,8 +216,7 @@ def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: s
     chains = find_chains(lowered)
     if mode == "always":
         bands = {c: rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in c)) for c in chains}
-        return fused(lowered, chains, bands), RowsChoice(tuple(chains), tuple(bands[c] for c in chains),
-                                                         why="--row-by-row always")
+        return fused(lowered, chains, bands), RowsChoice(tuple(chains), why="--row-by-row always")
     consumers = lowered.graph.consumers()
     runs = [run for chain in chains for run in split_chain(lowered, chain, consumers)]
     if not runs:
@@ -246,21 +238,12 @@ def fuse_rows(lowered: Lowered, planners: tuple[str, ...] | None = None, mode: s
         size = plan_memory(fused(lowered, fewer), planners).arena_bytes
         if size <= arena:
             runs, arena = fewer, size
-    bands = {}
-    for run in runs:  # step 6: the widest band each run can have in that arena
-        band = rows.band_of(tuple(lowered.nodes[i].params["geometry"] for i in run))
-        while band > 1 and trials > 0:
-            trials -= 1
-            if plan_memory(fused(lowered, runs, {**bands, run: band}), planners).arena_bytes <= arena:
-                bands[run] = band
-                break
-            band //= 2
-    extras = [extra_instructions(lowered, run, bands.get(run, 1)) for run in runs]
+    extras = [extra_instructions(lowered, run) for run in runs]
     extra = None if None in extras else sum(extras)
     total = model_instructions(lowered)
-    choice = RowsChoice(tuple(runs), tuple(bands.get(run, 1) for run in runs), whole, arena, extra, total)
+    choice = RowsChoice(tuple(runs), whole, arena, extra, total)
     if ram_budget is None and extra is not None and total and extra / total > (whole - arena) / whole:
-        return lowered, replace(choice, runs=(), bands=(), why=(
+        return lowered, replace(choice, runs=(), why=(
             f"row by row would save {100 * (whole - arena) / whole:.1f}% of the arena for "
-            f"{100 * extra / total:.1f}% more instructions"))  # step 7
-    return fused(lowered, runs, bands), replace(choice, why="the smallest arena")
+            f"{100 * extra / total:.1f}% more instructions"))  # step 6
+    return fused(lowered, runs), replace(choice, why="the smallest arena")

@@ -7,7 +7,7 @@ emits, inside a function generated per chain that gives it the cut geometry (`mr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ...schedule import rows
 from ..base import Kernel, KernelPlan
@@ -32,12 +32,15 @@ class PortableFusedRows(Kernel):
     op = "fused.rows"
     backend = "portable"
     sources = ("rows",)
+    # band: rows of the last layer made a step (rows.chunks_of); more make fewer, larger kernel calls for
+    # larger rolling buffers, which the room search (plan/room.py) gives where the arena has the bytes
+    options = {"band": 1}
 
     def plan(self, target, graph, node, p, options):
         layers = p["layers"]  # the LoweredNode of each layer (schedule/chains.py)
         chain = tuple(m.params["geometry"] for m in layers)
         itemsize = graph.type_of(node.inputs[0]).dtype.itemsize
-        chunks = rows.chunks_of(chain, p.get("band", 1))  # schedule/chains.py chooses the band
+        chunks = rows.chunks_of(chain, options["band"])
         offsets, at = [], 0
         for size in rows.ring_bytes(chain, itemsize, chunks):
             offsets.append(at)
@@ -49,11 +52,30 @@ class PortableFusedRows(Kernel):
                         overlap_delta=rows.overlap_delta(chain, itemsize, chunks), sources=tuple(sources),
                         ring_offsets=tuple(offsets), kernel_scratch_offset=at, chunks=chunks)
 
+    def variants(self, target, graph, node, p, plan):
+        """Bands of rows.band_of rows, then half as many, down to 2: fewer kernel calls, fastest first."""
+        if plan.chunks[-1] != 1:
+            return ()
+        band, bands = rows.band_of(tuple(m.params["geometry"] for m in p["layers"])), []
+        while band > 1:
+            bands.append({"band": band})
+            band //= 2
+        return tuple(bands)
+
     def estimate(self, target, graph, node, p, plan):
-        parts = [m.kernel.estimate(target, graph, m.node, m.params, m.plan) for m in p["layers"]]
-        if any(e is None for e in parts):
-            return None
-        return {"instructions": sum(e["instructions"] for e in parts), "path": "row by row"}
+        """The cost model's instructions of every layer called once per chunk of its rows, on a geometry cut to a
+        chunk (None where a layer has no cost model): the layers' work and each call's setup (filters extended,
+        strips and tiles started again), no multiply-accumulate more than layer by layer."""
+        total = 0
+        for m, chunk in zip(p["layers"], plan.chunks):
+            g = m.params["geometry"]
+            span = min(g.in_h, (chunk - 1) * g.stride_h + (g.k_h - 1) * g.dil_h + 1)
+            cut = {**m.params, "geometry": replace(g, out_h=chunk, in_h=span, pad_top=0)}
+            found = m.kernel.estimate(target, graph, m.node, cut, m.plan)
+            if found is None:
+                return None
+            total += -(-g.out_h // chunk) * found["instructions"]
+        return {"instructions": total, "path": "row by row"}
 
     def report(self, graph, node, p, plan):
         said = []
