@@ -53,8 +53,8 @@ def instructions(path: Path, model: bytes, mode: str) -> int:
     from support.cortex_m_cases import BOARD, tflite_micro
 
     graph = prepare_graph(path)
-    result = bench_graph(graph, "model", str(path), BOARD, runs=1, seed=1, oracle=tflite_micro(model, len(graph.outputs)),
-                         row_by_row=mode)
+    result = bench_graph(graph, "model", str(path), BOARD, runs=1, seed=1,
+                         oracle=tflite_micro(model, len(graph.outputs)), row_by_row=mode)
     if not (result["outputs_match"] and result["max_abs_diff"] == 0):
         raise SystemExit(f"{path.name}: outputs differ from TFLite Micro's")
     return result["instructions"]

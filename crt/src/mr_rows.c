@@ -43,11 +43,11 @@ int mr_rows(const mr_rows_params *p, const void *in, void *out, void *scratch)
     uint8_t *const work = (uint8_t *)scratch;
     void *const kernel_scratch = work + p->kernel_scratch_offset;
     const int32_t n = p->count;
-    const int32_t rows = p->stages[n - 1].geo->out_h;
-    int32_t r, i;
+    int32_t rows, r, i;
     if (n < 2 || n > MR_ROWS_MAX_STAGES) { /* more layers than this runtime keeps rows for */
         return MR_ERR_SCRATCH;
     }
+    rows = p->stages[n - 1].geo->out_h;
     for (i = 0; i < n; i++) {
         if (p->stages[i].chunk < 1) {
             return MR_ERR_SCRATCH;

@@ -280,9 +280,9 @@ def _row_by_row_argument(p) -> None:
 
     p.add_argument("--row-by-row", choices=ROW_BY_ROW, default="auto",
                    help="run chains of convolutions row by row, their tensors in between kept a few rows at a time: "
-                        "auto (default): where that makes the arena smaller for fewer extra instructions than the share of "
-                        "the arena it saves, or, with --ram-budget, only when the layer-by-layer arena does not fit "
-                        "it; always; never (layer by layer)")
+                        "auto (default): where that makes the arena smaller for fewer extra instructions than the "
+                        "share of the arena it saves, or, with --ram-budget, only when the layer-by-layer arena does "
+                        "not fit it; always; never (layer by layer)")
 
 
 def _model_options(p) -> None:

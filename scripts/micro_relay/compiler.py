@@ -85,9 +85,10 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     """row_by_row: "auto" runs chains of convolutions row by row where that makes the arena smaller,
     "always" every chain, "never" none (schedule/chains.py; never in the debug build, which keeps every tensor,
     nor with kernel_options, which name the nodes of the layer-by-layer graph); ram_budget: the RAM the model
-    may take, which decides between the two (schedule/chains.py fuse_rows); arena_group: the model runs on the arena of this group, not on one of its own (codegen/arena_group.py;
-    group_files makes the group's files); kernel_options: node index -> kernel options forced on it (tests and
-    tools: a variant the room search then leaves alone); debug_guards: the debug build (plan/guards.py:
+    may take, which decides between the two (schedule/chains.py fuse_rows); arena_group: the model runs on the
+    arena of this group, not on one of its own (codegen/arena_group.py; group_files makes the group's files);
+    kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search then
+    leaves alone); debug_guards: the debug build (plan/guards.py:
     canaries checked after every layer, every tensor kept for the whole run)."""
     check_model_name(name, runtime_stems())  # before any work: the name becomes files and C symbols
     if arena_section is not None:

@@ -172,8 +172,9 @@ def test_c_walk_stays_in_the_buffers_python_planned(name, band, tmp_path):
         "chunks": "(const int32_t[]){" + ", ".join(map(str, chunks)) + "}"}
     (tmp_path / "harness.c").write_text(source)
     exe = tmp_path / "harness"
-    subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-fsanitize=address,undefined", "-I", ROOT / "crt" / "include",
-                    tmp_path / "harness.c", ROOT / "crt" / "src" / "mr_rows.c", "-o", exe], check=True)
+    subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", "-fsanitize=address,undefined", "-I",
+                    ROOT / "crt" / "include", tmp_path / "harness.c", ROOT / "crt" / "src" / "mr_rows.c", "-o", exe],
+                   check=True)
     status, calls, bad = map(int, subprocess.run([exe], capture_output=True, text=True, check=True).stdout.split()[-3:])
     assert (status, bad) == (0, 0)
     made = sum(-(-g.out_h // c) for g, c in zip(chain, chunks))  # at least one call per chunk of each layer's rows

@@ -18,8 +18,9 @@ fuse_rows(lowered, planners):
   6. where the target has a cost model, the runs are kept only when the share of the arena they save is at
      least the share of instructions they add (extra_instructions): 8% of the arena is not worth 3x the time.
 The room search (plan/room.py) then widens a run's band (rows made a step: fewer kernel calls, each with its own
-setup) where the arena has the bytes. With a RAM budget, a layer-by-layer arena within it is kept (it runs fastest) and one over it takes the smallest
-arena, whatever it costs: the budget is the constraint the firmware must meet.
+setup) where the arena has the bytes. With a RAM budget, a layer-by-layer arena within it is kept (it runs
+fastest) and one over it takes the smallest arena, whatever it costs: the budget is the constraint the firmware
+must meet.
 Every value is computed once either way: row by row costs no extra multiply-accumulates, only a kernel call per
 row and layer and the moves of the rows a rolling buffer keeps.
 """
@@ -60,9 +61,10 @@ def _follows(lowered: Lowered, a: int, b: int, consumers: dict) -> bool:
     graph = lowered.graph
     out = graph.nodes[a].outputs[0]
     t = graph.tensors[out]
+    dtypes = {graph.type_of(graph.nodes[a].inputs[0]).dtype, t.type.dtype,
+              graph.type_of(graph.nodes[b].outputs[0]).dtype}
     return (graph.nodes[b].inputs[0] == out and consumers[out] == [b] and out not in graph.outputs
-            and not (t.is_state or t.stored_in)
-            and graph.type_of(graph.nodes[b].outputs[0]).dtype == t.type.dtype == graph.type_of(graph.nodes[a].inputs[0]).dtype)
+            and not (t.is_state or t.stored_in) and len(dtypes) == 1)
 
 
 def find_chains(lowered: Lowered) -> list[tuple[int, ...]]:

@@ -91,7 +91,7 @@ class PortableFusedRows(Kernel):
         for index, m in enumerate(p["layers"]):
             stage = _StageContext(ctx, m.node)
             call = m.kernel.emit(stage, m.node, m.params, m.plan).strip()
-            if stage.struct is None or not call.startswith("mr_") or not call.endswith(");") or call.count(";") != 1:
+            if stage.structs != 1 or not call.startswith("mr_") or not call.endswith(");") or call.count(";") != 1:
                 raise AssertionError(f"{m.kernel.backend} {m.node.op} does not emit one call of its parameters")
             struct_type, struct = stage.struct
             cases.append(f"    case {index}: {{\n        {struct_type} q = {struct};\n        q.geo = *g;\n"
@@ -117,7 +117,7 @@ class _StageContext:
     scratch the layers' kernel scratch, and its parameter struct a local copy with the cut geometry."""
 
     def __init__(self, ctx, node):
-        self._ctx, self._node, self.struct = ctx, node, None
+        self._ctx, self._node, self.struct, self.structs = ctx, node, None, 0
 
     def __getattr__(self, attr):
         return getattr(self._ctx, attr)
@@ -135,5 +135,5 @@ class _StageContext:
 
     def params(self, struct_type: str, fields: dict) -> str:
         pointer = self._ctx.params(struct_type, fields)
-        self.struct = (struct_type, pointer.lstrip("&"))
+        self.struct, self.structs = (struct_type, pointer.lstrip("&")), self.structs + 1
         return "&q"
