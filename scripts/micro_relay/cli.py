@@ -98,7 +98,8 @@ def _cmd_compile(args) -> int:
         model = compile_graph(graph, name, Path(path).name, args.arena_section, kernels=args.kernels,
                               target=args.target, weights_section=args.weights_section,
                               debug_guards=args.debug_guards, arena_group=args.arena_group,
-                              row_by_row=args.row_by_row, ram_budget=ram_budget)
+                              row_by_row=args.row_by_row, ram_budget=ram_budget,
+                              **({} if args.max_recompute is None else {"max_recompute": args.max_recompute}))
         over = before_link.check(json.loads(model.files[f"{name}.plan.json"]), args, path)
         if over:
             return over  # nothing written: the build stops here, before a link that would fail
@@ -283,6 +284,10 @@ def _row_by_row_argument(p) -> None:
                         "auto (default): where that makes the arena smaller for fewer extra instructions than the "
                         "share of the arena it saves, or, with --ram-budget, only when the layer-by-layer arena does "
                         "not fit it; always; never (layer by layer)")
+    p.add_argument("--max-recompute", type=float, default=None, metavar="PERCENT",
+                   help="the most multiply-accumulates, in percent of the model's, that patches may compute twice "
+                        "to run a chain's high-resolution layers patch by patch in a smaller arena (default 10; "
+                        "0: no patches)")
 
 
 def _model_options(p) -> None:

@@ -39,7 +39,7 @@ from .plan.memory_plan import MemoryPlan, plan_memory
 from .plan.report import plan_report
 from .plan.room import use_room
 from .plan.state import store_states_in_place
-from .schedule.chains import RowsChoice, fuse_rows
+from .schedule.chains import MAX_RECOMPUTE, RowsChoice, fuse_rows
 from .target import DEFAULT_TARGET, Target, get_target
 
 
@@ -81,11 +81,14 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
                   room: bool = True, target: str | Target = DEFAULT_TARGET,
                   kernel_options: dict[int, dict] | None = None, debug_guards: bool = False,
                   weights_section: str | None = None, arena_group: str | None = None,
-                  row_by_row: str = "auto", ram_budget: int | None = None) -> CompiledModel:
+                  row_by_row: str = "auto", ram_budget: int | None = None, max_recompute: float = MAX_RECOMPUTE,
+                  patches: tuple[int, int] | None = None) -> CompiledModel:
     """row_by_row: "auto" runs chains of convolutions row by row where that makes the arena smaller,
     "always" every chain, "never" none (schedule/chains.py; never in the debug build, which keeps every tensor,
     nor with kernel_options, which name the nodes of the layer-by-layer graph); ram_budget: the RAM the model
-    may take, which decides between the two (schedule/chains.py fuse_rows); arena_group: the model runs on the
+    may take, which decides between the two (schedule/chains.py fuse_rows); max_recompute: the percent of the
+    model's multiply-accumulates patch grids may compute twice; patches: with "always", every chain in this grid
+    of patches (rows x columns, as far as each chain allows); arena_group: the model runs on the
     arena of this group, not on one of its own (codegen/arena_group.py; group_files makes the group's files);
     kernel_options: node index -> kernel options forced on it (tests and tools: a variant the room search then
     leaves alone); debug_guards: the debug build (plan/guards.py:
@@ -100,7 +103,7 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     lowered = store_states_in_place(lowered)
     rows_choice = RowsChoice(why="debug build" if debug_guards else "kernel options name the layers")
     if not debug_guards and not kernel_options:
-        lowered, rows_choice = fuse_rows(lowered, planners, row_by_row, ram_budget)
+        lowered, rows_choice = fuse_rows(lowered, planners, row_by_row, ram_budget, max_recompute, patches)
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
     plan = plan_memory(lowered, planners, guards=debug_guards)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold

@@ -74,6 +74,29 @@ def test_three_layer_head_with_a_stride_2_stem():
     assert rows.ring_rows(HEAD, chunks) == (3, 1)
 
 
+def test_patches_of_the_three_layer_head_with_their_halo():
+    """A 2x2 grid of the head's 5x5 output: rows and columns cut at 2. Patch (0, 0): the pointwise makes [0, 2) x
+    [0, 2), the depthwise reads conv rows and columns [0, 3) (the top and left taps are padding), the conv reads
+    input [0, 6) x [0, 6) with its padding 1 kept. Patch (1, 1): the pointwise [2, 5) x [2, 5), the depthwise
+    reads conv [1, 5) x [1, 5) (its bottom and right taps past row 4 are padding: the cut image ends there), the
+    conv reads input [1, 9) x [1, 9) with no padding left. The conv's rows and columns 1, 2 are made by both
+    patches: its output 3 + 4 = 7 a side for 5, 49 pixels for 25, 24 more of 4 channels x 9 taps = 864 MACs; the
+    depthwise and pointwise patches do not overlap. Its rolling buffer: 3 rows of the widest cut, 4 columns x 4
+    channels = 48 B (60 B uncut); the depthwise's 1 row of 3 columns = 12 B (20 B)."""
+    first, *_, last = rows.patches(HEAD, (2, 2))
+    assert (first.rows, first.cols, first.in_row, first.in_col) == ((0, 2), (0, 2), 0, 0)
+    assert [(g.in_h, g.in_w, g.out_h, g.out_w, g.pad_top, g.pad_left) for g in first.chain] == [
+        (6, 6, 3, 3, 1, 1), (3, 3, 2, 2, 1, 1), (2, 2, 2, 2, 0, 0)]
+    assert (last.rows, last.cols, last.in_row, last.in_col) == ((2, 5), (2, 5), 1, 1)
+    assert [(g.in_h, g.in_w, g.out_h, g.out_w, g.pad_top, g.pad_left) for g in last.chain] == [
+        (8, 8, 4, 4, 0, 0), (4, 4, 3, 3, 0, 0), (3, 3, 3, 3, 0, 0)]
+    assert rows.recompute_macs(HEAD, (2, 2)) == 864
+    assert rows.recompute_macs(HEAD, (1, 1)) == 0
+    assert rows.ring_bytes(HEAD, 1, (1, 1, 1), (2, 2)) == (48, 12)
+    assert rows.ring_bytes(HEAD, 1, (1, 1, 1)) == (60, 20)
+
+
+
 def test_a_band_of_two_rows_makes_two_rows_a_call():
     """Band 2 on the pair: the depthwise makes 2 rows a call and holds 2; step r writes output rows 2r, 2r+1
     after reading input from row 2r - 1: delta -960 (three rows)."""
@@ -109,6 +132,7 @@ HARNESS = r"""
 
 static const mr_conv_geometry geo[] = {%(geometries)s};
 static const int32_t ring_bytes[] = {%(rings)s};
+static const int32_t row_cuts[] = {%(row_cuts)s}, col_cuts[] = {%(col_cuts)s};
 static mr_rows_stage stages[%(count)d];
 static uint8_t scratch[%(scratch)d + 1];
 static uint8_t in_buf[%(in_bytes)d + 1], out_buf[%(out_bytes)d + 1];
@@ -116,16 +140,20 @@ static int32_t calls, bad;
 
 static int call(int32_t stage, const mr_conv_geometry *g, const void *in, void *out, void *kscratch)
 {
-    const uint8_t *src_lo = stage == 0 ? in_buf : scratch + stages[stage - 1].ring_offset;
-    const uint8_t *src_hi = stage == 0 ? in_buf + %(in_bytes)d : src_lo + ring_bytes[stage - 1];
-    uint8_t *dst_lo = stage == %(last)d ? out_buf : scratch + stages[stage].ring_offset;
-    uint8_t *dst_hi = stage == %(last)d ? out_buf + %(out_bytes)d : dst_lo + ring_bytes[stage];
+    const uint8_t *src_lo = stage == 0 ? (%(narrow)d ? scratch + %(stage_in)d : in_buf)
+                                       : scratch + stages[stage - 1].ring_offset;
+    const uint8_t *src_hi = stage == 0 ? (%(narrow)d ? src_lo + %(stage_in_bytes)d : in_buf + %(in_bytes)d)
+                                       : src_lo + ring_bytes[stage - 1];
+    uint8_t *dst_lo = stage == %(last)d ? (%(narrow)d ? scratch + %(stage_out)d : out_buf)
+                                        : scratch + stages[stage].ring_offset;
+    uint8_t *dst_hi = stage == %(last)d ? (%(narrow)d ? dst_lo + %(stage_out_bytes)d : out_buf + %(out_bytes)d)
+                                        : dst_lo + ring_bytes[stage];
     const size_t read = (size_t)g->in_h * (size_t)g->in_w * (size_t)g->in_c;
     const size_t written = (size_t)g->out_h * (size_t)g->out_w * (size_t)g->out_c;
     (void)kscratch;
     calls++;
     if ((const uint8_t *)in < src_lo || (const uint8_t *)in + read > src_hi || (uint8_t *)out < dst_lo ||
-        (uint8_t *)out + written > dst_hi || g->out_h > stages[stage].chunk) {
+        (uint8_t *)out + written > dst_hi || g->out_h > stages[stage].chunk || g->pad_left < 0 || g->pad_top < 0) {
         bad++;
         printf("stage %%d out of its buffers\n", (int)stage);
     }
@@ -135,40 +163,55 @@ static int call(int32_t stage, const mr_conv_geometry *g, const void *in, void *
 
 int main(void)
 {
-    int32_t i, at = 0;
+    int32_t i, unwritten = 0;
     for (i = 0; i < %(count)d; i++) {
         stages[i].geo = &geo[i];
-        stages[i].ring_offset = at;
+        stages[i].ring_offset = %(offsets)s[i];
         stages[i].chunk = %(chunks)s[i];
-        if (i < %(last)d) {
-            at += ring_bytes[i];
-        }
     }
-    mr_rows_params p = {call, stages, %(count)d, 1, at};
+    mr_rows_params p = {call, stages, %(count)d, 1, %(kernel_scratch)d, row_cuts, %(row_patches)d, col_cuts,
+                        %(col_patches)d, %(geometry)d, %(stage_in)d, %(stage_out)d};
     const int status = mr_rows(&p, in_buf, out_buf, scratch);
-    printf("%%d %%d %%d\n", status, (int)calls, (int)bad);
+    for (i = 0; i < %(out_bytes)d; i++) {
+        unwritten += out_buf[i] != 1;
+    }
+    printf("%%d %%d %%d\n", status, (int)calls, (int)(bad + unwritten));
     return 0;
 }
 """
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="no host C compiler")
+@pytest.mark.parametrize("grid", [(1, 1), (2, 1), (1, 2), (3, 2)])
 @pytest.mark.parametrize("band", [1, 2, 4])
 @pytest.mark.parametrize("name", ["KWS_PAIR", "INVERTED_RESIDUAL", "HEAD"])
-def test_c_walk_stays_in_the_buffers_python_planned(name, band, tmp_path):
-    """Every call of the C walk reads inside the previous layer's rolling buffer (or the input) and writes inside
-    its own (or the output), both as schedule/rows.py sized them, in at most its chunk of rows; the walk calls
-    each layer once per chunk of rows it makes."""
+def test_c_walk_stays_in_the_buffers_python_planned(name, band, grid, tmp_path):
+    """Every call of the C walk reads inside the previous layer's rolling buffer (or the input, or the gathered
+    stage of a column patch) and writes inside its own (or the output, or the stage), all as schedule/rows.py sized
+    them, in at most its chunk of rows, and every output byte is written; the walk calls each layer at least once
+    per chunk of rows it makes in each patch, and at most once per row."""
     chain = globals()[name]
     chunks = rows.chunks_of(chain, band)
-    rings = rows.ring_bytes(chain, 1, chunks)
+    rings = rows.ring_bytes(chain, 1, chunks, grid)
+    stage_in, stage_out = rows.stage_bytes(chain, 1, chunks, grid)
+    offsets = [sum(rings[:i]) for i in range(len(chain))]
+    kernel_scratch = sum(rings)
+    geometry_at = kernel_scratch
+    stage_in_at = geometry_at + 64 * len(chain)
+    stage_out_at = stage_in_at + stage_in
     fields = ("batches", "in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "k_h", "k_w", "filter_c", "stride_h",
               "stride_w", "dil_h", "dil_w", "pad_top", "pad_left")
     source = HARNESS % {
         "geometries": ", ".join("{" + ", ".join(str(getattr(g, f)) for f in fields) + "}" for g in chain),
-        "rings": ", ".join(map(str, rings)), "count": len(chain), "last": len(chain) - 1, "scratch": sum(rings),
+        "rings": ", ".join(map(str, rings)), "count": len(chain), "last": len(chain) - 1,
+        "scratch": stage_out_at + stage_out, "kernel_scratch": kernel_scratch, "geometry": geometry_at,
+        "stage_in": stage_in_at, "stage_out": stage_out_at, "stage_in_bytes": stage_in, "stage_out_bytes": stage_out,
+        "narrow": int(grid[1] > 1), "row_patches": grid[0], "col_patches": grid[1],
+        "row_cuts": ", ".join(map(str, rows.cuts(chain[-1].out_h, grid[0]))),
+        "col_cuts": ", ".join(map(str, rows.cuts(chain[-1].out_w, grid[1]))),
         "in_bytes": chain[0].in_h * chain[0].in_w * chain[0].in_c,
         "out_bytes": chain[-1].out_h * chain[-1].out_w * chain[-1].out_c,
+        "offsets": "(const int32_t[]){" + ", ".join(map(str, offsets)) + "}",
         "chunks": "(const int32_t[]){" + ", ".join(map(str, chunks)) + "}"}
     (tmp_path / "harness.c").write_text(source)
     exe = tmp_path / "harness"
@@ -177,5 +220,6 @@ def test_c_walk_stays_in_the_buffers_python_planned(name, band, tmp_path):
                    check=True)
     status, calls, bad = map(int, subprocess.run([exe], capture_output=True, text=True, check=True).stdout.split()[-3:])
     assert (status, bad) == (0, 0)
-    made = sum(-(-g.out_h // c) for g, c in zip(chain, chunks))  # at least one call per chunk of each layer's rows
-    assert made <= calls <= sum(g.out_h for g in chain)
+    cut = rows.patches(chain, grid)
+    made = sum(-(-g.out_h // c) for p in cut for g, c in zip(p.chain, chunks))
+    assert made <= calls <= sum(g.out_h for p in cut for g in p.chain)

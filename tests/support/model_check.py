@@ -41,9 +41,11 @@ class Comparison:
 
 
 def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir: Path | None = None,
-                      name: str = "model", **options) -> Comparison:
-    """Run compiled C, the reference interpreter and TFLite Micro on the same inputs; options go to
-    compile_graph (row_by_row, target)."""
+                      name: str = "model", tflm_arena: int = 1 << 20, reference: bool = True,
+                      **options) -> Comparison:
+    """Run compiled C, the reference interpreter (unless reference is False: then the compiled outputs stand in
+    for its) and TFLite Micro (with an arena of tflm_arena bytes) on the same inputs; options go to compile_graph
+    (row_by_row, target)."""
     graph = run_pipeline(read_tflite(model_bytes, "test model"))
     if samples is None:
         samples = [random_inputs(graph, np.random.default_rng(seed)) for seed in seeds]
@@ -56,8 +58,9 @@ def compare_with_tflm(model_bytes: bytes, seeds=(0, 1, 2), samples=None, workdir
         exe = build_host_program(out, name)
         output_types = [(graph.type_of(n).dtype.numpy, graph.type_of(n).shape) for n in graph.outputs]
         compiled = run_host_program(exe, samples, output_types)
-    reference = [reference_run(graph, [x.copy() for x in sample]) for sample in samples]
-    tflm = [tflm_run(model_bytes, [x.copy() for x in sample], len(graph.outputs)) for sample in samples]
+    reference = ([reference_run(graph, [x.copy() for x in sample]) for sample in samples] if reference
+                 else compiled)
+    tflm = [tflm_run(model_bytes, [x.copy() for x in sample], len(graph.outputs), tflm_arena) for sample in samples]
     return Comparison(compiled, reference, tflm, model.plan.arena_bytes)
 
 

@@ -37,6 +37,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("--row-by-row", choices=ROW_BY_ROW, default="auto",
                         help="as micro-relay compile --row-by-row (default auto)")
+    parser.add_argument("--max-recompute", type=float, metavar="PERCENT",
+                        help="as micro-relay compile --max-recompute (default 10)")
 
 
 def run(args) -> int:
@@ -45,6 +47,6 @@ def run(args) -> int:
     result = bench_model(args.model, args.machine, name=args.name, seed=args.seed, keep=args.keep,
                          runs=args.runs, timeout=args.timeout, profile=args.profile, kernels=args.kernels,
                          cmsis_nn=args.cmsis_nn, opt_level=args.opt_level, target=args.target,
-                         row_by_row=args.row_by_row)
+                         row_by_row=args.row_by_row, max_recompute=args.max_recompute)
     print(json.dumps(result))
     return 0

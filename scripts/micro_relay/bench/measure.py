@@ -151,7 +151,8 @@ def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: 
                 seed: int = 0, keep: str | Path | None = None, runs: int = 3,
                 timeout: float = DEFAULT_TIMEOUT_S, profile: bool = False, kernels: str = "micro-relay",
                 cmsis_nn: str | Path | None = None, opt_level: str = DEFAULT_OPT_LEVEL,
-                target: str | None = None, oracle=None, row_by_row: str = "auto") -> dict:
+                target: str | None = None, oracle=None, row_by_row: str = "auto", max_recompute: float | None = None,
+                patches: tuple[int, int] | None = None) -> dict:
     """Everything `micro-relay bench` prints, as a dict. kernels "cmsis-nn" builds with the CMSIS-NN library
     at `cmsis_nn` (default: $CMSIS_NN_PATH); everything is compiled at -O<opt_level>, for `target` (default:
     the machine's core, target_for_core); oracle: see bench_graph."""
@@ -159,16 +160,19 @@ def bench_model(model_path: str | Path, machine_name: str = "mps2-an386", name: 
         find_cmsis_nn(cmsis_nn)  # a missing library fails before the model is even read
     graph = prepare_graph(model_path)
     return bench_graph(graph, name or default_name(model_path), str(model_path), machine_name, seed, keep, runs,
-                       timeout, profile, kernels, cmsis_nn, opt_level, target, oracle=oracle, row_by_row=row_by_row)
+                       timeout, profile, kernels, cmsis_nn, opt_level, target, oracle=oracle, row_by_row=row_by_row,
+                       max_recompute=max_recompute, patches=patches)
 
 
 def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386", seed: int = 0,
                 keep: str | Path | None = None, runs: int = 3, timeout: float = DEFAULT_TIMEOUT_S,
                 profile: bool = False, kernels: str = "micro-relay", cmsis_nn: str | Path | None = None,
                 opt_level: str = DEFAULT_OPT_LEVEL, target: str | None = None,
-                kernel_options: dict[int, dict] | None = None, oracle=None, row_by_row: str = "auto") -> dict:
-    """bench_model for an optimized graph (e.g. one the quantizer produced); kernel_options as in
-    compile_graph. oracle: a function from the inputs to the outputs the device must give (e.g. TFLite Micro's
+                kernel_options: dict[int, dict] | None = None, oracle=None, row_by_row: str = "auto",
+                max_recompute: float | None = None, patches: tuple[int, int] | None = None,
+                ram_budget: int | None = None) -> dict:
+    """bench_model for an optimized graph (e.g. one the quantizer produced); kernel_options, row_by_row,
+    max_recompute (None: the compiler's default), patches and ram_budget as in compile_graph. oracle: a function from the inputs to the outputs the device must give (e.g. TFLite Micro's
     interpreter on the model file); by default the reference interpreter. "compared_with" says which."""
     machine = get_machine(machine_name)
     target = get_target(target) if target is not None else target_for_core(machine.core)
@@ -178,7 +182,9 @@ def bench_graph(graph, name: str, source: str, machine_name: str = "mps2-an386",
     cmsis_root = find_cmsis_nn(cmsis_nn) if kernels == "cmsis-nn" else None
     gcc, qemu = _tools()
     model = compile_graph(graph, name, Path(source).name, kernels=kernels, target=target,
-                          kernel_options=kernel_options, row_by_row=row_by_row)
+                          kernel_options=kernel_options, row_by_row=row_by_row, patches=patches,
+                          ram_budget=ram_budget,
+                          **({} if max_recompute is None else {"max_recompute": max_recompute}))
     link: dict = {"model_flags": (arena_flag(name),), "opt_level": opt_level}
     if cmsis_root is not None:
         link = {"model_flags": (arena_flag(name), f"-isystem{include_dir(cmsis_root)}"), "opt_level": opt_level,

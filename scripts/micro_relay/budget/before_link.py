@@ -78,8 +78,12 @@ def failure_lines(report: dict, budget: Budget, where: str, placed: tuple[str, .
                  "(counted after the link)")
     rows = report.get("row_by_row") or {}
     if rows.get("runs") and rows.get("arena_layer_by_layer"):
+        patched = sum(1 for run in rows["runs"] if run.get("patches", [1, 1]) != [1, 1])
+        extra = rows.get("extra_macs") or 0
+        share = f" ({100 * extra / rows['model_macs']:.1f}% of the model's)" if extra and rows.get("model_macs") else ""
         lines.append(f"    arena {report['arena_bytes']} B, the smallest reachable: {len(rows['runs'])} chain(s) of "
-                     f"convolutions row by row, no extra MACs (layer by layer {rows['arena_layer_by_layer']} B)")
+                     f"convolutions row by row, {patched} of them in patches, {extra:,} extra MACs{share} "
+                     f"(layer by layer {rows['arena_layer_by_layer']} B; --max-recompute allows more patches)")
     else:
         lines.append(f"    arena {report['arena_bytes']} B")
     if report.get("state_bytes"):

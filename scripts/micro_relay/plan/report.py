@@ -64,12 +64,14 @@ def free_nodes(graph, plan: MemoryPlan) -> list[dict]:
 
 
 def row_by_row_entry(choice) -> dict:
-    """The runs of layers made fused.rows nodes (their node indices in the layer-by-layer graph), the arena
-    layer by layer and row by row, what running row by row adds (no multiply-accumulate; the cost model's
-    instructions, where the target has one) and why this schedule was kept."""
-    return {"runs": [{"layers": list(run)} for run in choice.runs],
+    """The runs of layers made fused.rows nodes (their node indices in the layer-by-layer graph) and the patch
+    grid of each, the arena layer by layer and row by row, what that adds (the multiply-accumulates the patches
+    compute twice; the cost model's instructions, where the target has one) and why this schedule was kept."""
+    grids = dict(choice.grids)
+    return {"runs": [{"layers": list(run), "patches": list(grids.get(run, (1, 1)))} for run in choice.runs],
             "arena_layer_by_layer": choice.arena_layer_by_layer, "arena_row_by_row": choice.arena_row_by_row,
-            "extra_macs": 0, "extra_instructions_estimate": choice.extra_instructions,
+            "extra_macs": choice.recompute_macs, "model_macs": choice.model_macs,
+            "extra_instructions_estimate": choice.extra_instructions,
             "model_instructions_estimate": choice.model_instructions, "why": choice.why}
 
 

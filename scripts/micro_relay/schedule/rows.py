@@ -20,11 +20,21 @@ Worked example (tests/schedule/test_rows.py): depthwise 3x3 stride 1 pad 1 then 
 the pointwise computes row r and reads depthwise row r, which reads input rows [r-1, r+2). The depthwise output
 holds 1 row (320 B) and never exists whole (8,000 B); the input is read from row r-1 on, output row r ends at
 320*(r+1): delta -640, as for the depthwise alone.
+
+Patches (grid rows x columns of the last layer's output, `patches`): the walk runs once per patch, on the chain
+cut to it (cut_chain): going back from the patch, each layer's output rectangle is the window its consumer reads
+and its input the window it reads, clamped to the image, and its geometry says so (in and out sizes, pad_top
+and pad_left where its first window starts). The rows and columns two patches' windows share are computed for
+each (recompute_macs counts them), and every rolling buffer is as wide as its widest patch: a grid trades
+multiply-accumulates for a narrower working set, and patch rows let the output overwrite the input rows the
+rows above have finished with. One column patch keeps every layer's whole width (no column is cut, as without
+patches); with more, the first layer's rows of a call are gathered into a compact stage and the last layer's
+rows made in another before they are written into the output's columns (stage_bytes).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..kernels.overlap import max_delta
 from ..ops._conv_common import Geometry
@@ -32,11 +42,68 @@ from ..ops._conv_common import Geometry
 BAND_PIXELS = 16  # output pixels per call of the last layer at least: MR_POINTWISE_TILE, the int8 matrix tile
 
 
+def _span(stride: int, pad: int, k: int, dil: int, size: int, lo: int, hi: int) -> tuple[int, int]:
+    first = min(max(lo * stride - pad, 0), size)
+    end = min((hi - 1) * stride - pad + (k - 1) * dil + 1, size)
+    return first, max(end, first)
+
+
 def window(g: Geometry, lo: int, hi: int) -> tuple[int, int]:
     """The input rows [first, end) a window walk reads for its output rows [lo, hi), clamped to the image."""
-    first = min(max(lo * g.stride_h - g.pad_top, 0), g.in_h)
-    end = min((hi - 1) * g.stride_h - g.pad_top + (g.k_h - 1) * g.dil_h + 1, g.in_h)
-    return first, max(end, first)
+    return _span(g.stride_h, g.pad_top, g.k_h, g.dil_h, g.in_h, lo, hi)
+
+
+def window_cols(g: Geometry, lo: int, hi: int) -> tuple[int, int]:
+    """The input columns [first, end) the windows of output columns [lo, hi) read, clamped to the image."""
+    return _span(g.stride_w, g.pad_left, g.k_w, g.dil_w, g.in_w, lo, hi)
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch of the last layer's output (rows and columns), the chain cut to it, and where its first layer's
+    cut input starts in the chain's input."""
+
+    rows: tuple[int, int]
+    cols: tuple[int, int]
+    chain: tuple[Geometry, ...]
+    in_row: int
+    in_col: int
+
+
+def cut_chain(chain: tuple[Geometry, ...], rows: tuple[int, int], cols: tuple[int, int],
+              narrow: bool) -> Patch:
+    """mr_rows.c cut_chain: every layer cut to what the patch needs of it; narrow: columns are cut too."""
+    (r0, r1), (c0, c1) = rows, cols
+    cut = []
+    for g in reversed(chain):
+        a, b = window(g, r0, r1)
+        ca, cb = window_cols(g, c0, c1) if narrow else (0, g.in_w)
+        change = dict(in_h=b - a, out_h=r1 - r0, pad_top=a - (r0 * g.stride_h - g.pad_top))
+        if narrow:
+            change.update(in_w=cb - ca, out_w=c1 - c0, pad_left=ca - (c0 * g.stride_w - g.pad_left))
+        cut.insert(0, replace(g, **change))
+        r0, r1, c0, c1 = a, b, ca, cb
+    return Patch(rows, cols, tuple(cut), r0, c0)
+
+
+def cuts(size: int, parts: int) -> tuple[int, ...]:
+    """[0, size) cut into `parts` spans as even as whole positions allow."""
+    return tuple(k * size // parts for k in range(parts + 1))
+
+
+def patches(chain: tuple[Geometry, ...], grid: tuple[int, int] = (1, 1)) -> list[Patch]:
+    """The patches of a grid of the last layer's output, in the order mr_rows runs them (rows, then columns)."""
+    last = chain[-1]
+    row_cuts, col_cuts = cuts(last.out_h, grid[0]), cuts(last.out_w, grid[1])
+    return [cut_chain(chain, (row_cuts[i], row_cuts[i + 1]), (col_cuts[j], col_cuts[j + 1]), grid[1] > 1)
+            for i in range(grid[0]) for j in range(grid[1])]
+
+
+def recompute_macs(chain: tuple[Geometry, ...], grid: tuple[int, int]) -> int:
+    """The multiply-accumulates a grid computes more than the chain once: its patches' shared halo."""
+    def macs(g: Geometry) -> int:
+        return g.out_h * g.out_w * g.out_c * g.k_h * g.k_w * g.filter_c
+    return sum(macs(g) for p in patches(chain, grid) for g in p.chain) - sum(macs(g) for g in chain)
 
 
 @dataclass(frozen=True)
@@ -94,22 +161,51 @@ def ring_rows(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> tuple[int
     return tuple(max(column) for column in zip(*(step.held for step in walk(chain, chunks))))
 
 
-def ring_bytes(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(rows * g.out_w * g.out_c * itemsize for rows, g in zip(ring_rows(chain, chunks), chain))
+def ring_bytes(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...],
+               grid: tuple[int, int] = (1, 1)) -> tuple[int, ...]:
+    """Bytes of each rolling buffer: the most rows its layer holds in any patch, as wide as that patch cuts it."""
+    found = [0] * (len(chain) - 1)
+    for p in patches(chain, grid):
+        for i, (held, g) in enumerate(zip(ring_rows(p.chain, chunks), p.chain)):
+            found[i] = max(found[i], held * g.out_w * g.out_c * itemsize)
+    return tuple(found)
 
 
-def units(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> list[tuple[int, int]]:
-    """(lowest input byte the step reads, end of the output written) per chunk of the last layer's rows; a step in
-    which layer 0 makes no row reads nothing (the input's end stands for it)."""
+def stage_bytes(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...],
+                grid: tuple[int, int]) -> tuple[int, int]:
+    """With column patches, the bytes of the stage the first layer's rows of a call are gathered into and of the
+    stage the last layer's rows are made in; (0, 0) for one column patch."""
+    if grid[1] == 1:
+        return 0, 0
+    stage_in = stage_out = 0
+    for p in patches(chain, grid):
+        first, last = p.chain[0], p.chain[-1]
+        span = min(first.in_h, (chunks[0] - 1) * first.stride_h + (first.k_h - 1) * first.dil_h + 1)
+        stage_in = max(stage_in, span * first.in_w * first.in_c * itemsize)
+        stage_out = max(stage_out, min(chunks[-1], last.out_h) * last.out_w * last.out_c * itemsize)
+    return stage_in, stage_out
+
+
+def units(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...],
+          grid: tuple[int, int] = (1, 1)) -> list[tuple[int, int]]:
+    """(lowest input byte the step reads, end of the output written) per chunk of the last layer's rows, patch
+    after patch; a step in which layer 0 makes no row reads nothing (the input's end stands for it)."""
     first, last = chain[0], chain[-1]
-    row_in, row_out = first.in_w * first.in_c * itemsize, last.out_w * last.out_c * itemsize
-    return [((first.in_h if step.lowest_read is None else step.lowest_read) * row_in, step.rows[1] * row_out)
-            for step in walk(chain, chunks)]
+    in_pixel, out_pixel = first.in_c * itemsize, last.out_c * itemsize
+    found = []
+    for p in patches(chain, grid):
+        for step in walk(p.chain, chunks):
+            read = (first.in_h * first.in_w if step.lowest_read is None
+                    else (p.in_row + step.lowest_read) * first.in_w + p.in_col)
+            written = (p.rows[0] + step.rows[1] - 1) * last.out_w + p.cols[1]
+            found.append((read * in_pixel, written * out_pixel))
+    return found
 
 
-def overlap_delta(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...]) -> int:
+def overlap_delta(chain: tuple[Geometry, ...], itemsize: int, chunks: tuple[int, ...],
+                  grid: tuple[int, int] = (1, 1)) -> int:
     """How far below its input the chain's output may start (kernels/overlap.py max_delta)."""
-    return max_delta(units(chain, itemsize, chunks))
+    return max_delta(units(chain, itemsize, chunks, grid))
 
 
 def band_of(chain: tuple[Geometry, ...]) -> int:
@@ -125,4 +221,11 @@ def row_by_row_refusal(g: Geometry) -> str | None:
         return f"{g.batches} images"
     if any(window(g, r, r + 1)[0] == window(g, r, r + 1)[1] for r in range(g.out_h)):
         return "an output row reads only padding"
+    return None
+
+
+def column_refusal(g: Geometry) -> str | None:
+    """Why a layer cannot be cut to columns (None: it can): an output column reading no image column."""
+    if any(window_cols(g, c, c + 1)[0] == window_cols(g, c, c + 1)[1] for c in range(g.out_w)):
+        return "an output column reads only padding"
     return None
