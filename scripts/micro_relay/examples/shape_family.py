@@ -22,7 +22,8 @@ import numpy as np
 from ..frontend.tflite.writer import TFLiteBuilder
 from .quantization import int8_affine
 
-__all__ = ["FAMILY", "Layer", "ModelSpec", "build_family_model", "family_macs", "family_names", "family_spec"]
+__all__ = ["FAMILY", "Layer", "ModelSpec", "build_family_model", "build_model", "family_macs", "family_names",
+           "family_spec"]
 
 INPUT_RANGE = (-1.0, 1.0)
 CALIBRATION_SAMPLES = 8
@@ -300,8 +301,12 @@ def _per_channel(w: np.ndarray, axis: int) -> tuple[np.ndarray, np.ndarray]:
 
 def build_family_model(name: str) -> bytes:
     """The int8 .tflite bytes of the family model `name` (seeded by the name: same name, same bytes)."""
-    spec = family_spec(name)
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    return build_model(family_spec(name))
+
+
+def build_model(spec: ModelSpec) -> bytes:
+    """The int8 .tflite bytes of any spec built from these layers (seeded by its name)."""
+    rng = np.random.default_rng(zlib.crc32(spec.name.encode()))
     params = _weights(rng, spec)
     calibration = rng.uniform(*INPUT_RANGE, (CALIBRATION_SAMPLES, *spec.input_shape[1:]))
     acts = forward(spec, params, calibration)

@@ -10,6 +10,8 @@ Models (generated here, nothing downloaded):
   wide  one int8 dense layer with 320 KiB of weights, too large for a 256 KiB board (examples/wide_model.py;
         no vectors: it is compiled, never run)
   snug  the same with 250 KiB of weights: fits a 256 KiB board alone, not with the firmware
+  mobilenet_v2  MobileNetV2 0.75 at 224x224 RGB int8, 10 classes (examples/mobilenet_v2.py): 1.2 MB of arena
+        layer by layer, within 176 KB in patches (samples/mobilenet_v2)
 
 The vectors header holds fixed test inputs and, for each, the outputs of the numpy reference interpreter
 (micro_relay.reference.run) on the compiled graph: what a device running the generated C must print. The
@@ -64,7 +66,13 @@ def _snug() -> bytes:
     return build_wide_model(units=SNUG_UNITS)
 
 
-MODELS = {"sine": _sine, "kws": _kws, "wake": _wake, "wide": _wide, "snug": _snug}
+def _mobilenet_v2() -> bytes:
+    from .mobilenet_v2 import SAMPLE_WIDTH, build_mobilenet_v2
+
+    return build_mobilenet_v2(SAMPLE_WIDTH)
+
+
+MODELS = {"sine": _sine, "kws": _kws, "wake": _wake, "wide": _wide, "snug": _snug, "mobilenet_v2": _mobilenet_v2}
 
 
 def _quantize(values: np.ndarray, scale: float, zero_point: int, dtype: np.dtype) -> np.ndarray:
@@ -92,7 +100,13 @@ def kws_inputs(graph) -> tuple[list[np.ndarray], list[float]]:
     return [noise, ramp], []
 
 
-INPUTS = {"sine": sine_inputs, "kws": kws_inputs, "wake": kws_inputs}
+def image_inputs(graph) -> tuple[list[np.ndarray], list[float]]:
+    """One seeded full-range int8 image (an image is 150 KB of flash: one is enough to check every layer)."""
+    ttype = graph.type_of(graph.inputs[0])
+    return [np.random.default_rng(20242).integers(-128, 128, size=ttype.shape).astype(ttype.dtype.numpy)], []
+
+
+INPUTS = {"sine": sine_inputs, "kws": kws_inputs, "wake": kws_inputs, "mobilenet_v2": image_inputs}
 
 
 def _c_array(values: np.ndarray) -> str:
