@@ -40,6 +40,7 @@ from .plan.report import plan_report
 from .plan.room import use_room
 from .plan.state import store_states_in_place
 from .schedule.chains import MAX_RECOMPUTE, RowsChoice, fuse_rows
+from .schedule.lean import lean_for_budget
 from .target import DEFAULT_TARGET, Target, get_target
 
 
@@ -103,7 +104,11 @@ def compile_graph(graph: Graph, name: str, source: str, arena_section: str | Non
     lowered = store_states_in_place(lowered)
     rows_choice = RowsChoice(why="debug build" if debug_guards else "kernel options name the layers")
     if not debug_guards and not kernel_options:
-        lowered, rows_choice = fuse_rows(lowered, planners, row_by_row, ram_budget, max_recompute, patches)
+        fused, rows_choice = fuse_rows(lowered, planners, row_by_row, ram_budget, max_recompute, patches)
+        if ram_budget is not None and row_by_row == "auto":
+            fused, rows_choice = lean_for_budget(lowered, fused, rows_choice, ram_budget, planners,
+                                                 max_recompute=max_recompute)
+        lowered = fused
     lowered, choices = use_room(lowered, planners) if room else (lowered, ())
     plan = plan_memory(lowered, planners, guards=debug_guards)
     if plan.arena_bytes > MAX_TENSOR_BYTES:  # with scratch, over what the C size fields hold

@@ -38,6 +38,7 @@ def _kernel_entry(lowered: Lowered, low: LoweredNode) -> dict[str, str]:
     """{backend: loops} of the kernel that runs the node and, when CMSIS-NN was asked for and refused the node,
     {"cmsis_nn": why}."""
     entry = {backend: f"not used: {why}; our kernel runs" for backend, why in low.fallback if backend == "cmsis_nn"}
+    entry.update({backend: f"not used: {why}" for backend, why in low.fallback if backend == "arm_dsp"})
     text = low.kernel.report(lowered.graph, low.node, low.params, low.plan)
     if text:
         entry[low.kernel.backend] = text

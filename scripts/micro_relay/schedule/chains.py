@@ -133,11 +133,14 @@ def fused(lowered: Lowered, chains: list[tuple[int, ...]], bands: dict | None = 
     return replace(lowered, graph=new_graph, nodes=tuple(nodes))
 
 
-def _step_bytes(lowered: Lowered, segment: tuple[int, ...], consumers: dict, grid: tuple[int, int] = (1, 1)) -> int:
+def _step_bytes(lowered: Lowered, segment: tuple[int, ...], consumers: dict, grid: tuple[int, int] = (1, 1),
+                low: LoweredNode | None = None) -> int:
     """What running `segment` as one step needs at least: its input and output, sharing what the overlap its
-    order allows (as plan/buffers.py lower_bound counts a permitted pair), and its scratch."""
+    order allows (as plan/buffers.py lower_bound counts a permitted pair), and its scratch; `low`: its node,
+    when made already."""
     graph = lowered.graph
-    low = lowered.nodes[segment[0]] if len(segment) == 1 else _fused_node(lowered, segment, graph, grid=grid)
+    if low is None:
+        low = lowered.nodes[segment[0]] if len(segment) == 1 else _fused_node(lowered, segment, graph, grid=grid)
     src, dst = lowered.nodes[segment[0]].node.inputs[0], lowered.nodes[segment[-1]].node.outputs[0]
     in_bytes, out_bytes = graph.type_of(src).nbytes, graph.type_of(dst).nbytes
     delta = low.plan.overlap_delta
@@ -202,7 +205,7 @@ def _grid_options(lowered: Lowered, run: tuple[int, ...], consumers: dict) -> li
     found = []
     for g in grids_of(lowered, run):
         low = _fused_node(lowered, run, lowered.graph, grid=g)
-        found.append(_GridOption(_step_bytes(lowered, run, consumers, g), rows.recompute_macs(chain, g),
+        found.append(_GridOption(_step_bytes(lowered, run, consumers, g, low), rows.recompute_macs(chain, g),
                                  _estimate(lowered, low), g))
     return found
 

@@ -35,6 +35,7 @@ rows made in another before they are written into the output's columns (stage_by
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ..kernels.overlap import max_delta
 from ..ops._conv_common import Geometry
@@ -91,12 +92,13 @@ def cuts(size: int, parts: int) -> tuple[int, ...]:
     return tuple(k * size // parts for k in range(parts + 1))
 
 
-def patches(chain: tuple[Geometry, ...], grid: tuple[int, int] = (1, 1)) -> list[Patch]:
+@lru_cache(maxsize=4096)
+def patches(chain: tuple[Geometry, ...], grid: tuple[int, int] = (1, 1)) -> tuple[Patch, ...]:
     """The patches of a grid of the last layer's output, in the order mr_rows runs them (rows, then columns)."""
     last = chain[-1]
     row_cuts, col_cuts = cuts(last.out_h, grid[0]), cuts(last.out_w, grid[1])
-    return [cut_chain(chain, (row_cuts[i], row_cuts[i + 1]), (col_cuts[j], col_cuts[j + 1]), grid[1] > 1)
-            for i in range(grid[0]) for j in range(grid[1])]
+    return tuple(cut_chain(chain, (row_cuts[i], row_cuts[i + 1]), (col_cuts[j], col_cuts[j + 1]), grid[1] > 1)
+            for i in range(grid[0]) for j in range(grid[1]))
 
 
 def recompute_macs(chain: tuple[Geometry, ...], grid: tuple[int, int]) -> int:
@@ -126,8 +128,10 @@ def chunks_of(chain: tuple[Geometry, ...], band: int = 1) -> tuple[int, ...]:
     return tuple(max(1, -(-band * g.out_h // last)) for g in chain[:-1]) + (band,)
 
 
-def walk(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> list[Step]:
-    """Steps 1 to 3 for every chunk of the last layer's rows, as mr_rows makes them."""
+@lru_cache(maxsize=16384)
+def walk(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> tuple[Step, ...]:
+    """Steps 1 to 3 for every chunk of the last layer's rows, as mr_rows makes them (kept: the compiler asks for
+    the same chain's walk for its buffers, its overlap and its cost)."""
     n, rows = len(chain), chain[-1].out_h
     held_lo, held_end = [0] * n, [0] * n
     steps = []
@@ -153,7 +157,7 @@ def walk(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> list[Step]:
             most[i] = max(most[i], held_end[i] - held_lo[i])
             i += 1
         steps.append(Step((row, hi[n - 1]), tuple(most), lowest))
-    return steps
+    return tuple(steps)
 
 
 def ring_rows(chain: tuple[Geometry, ...], chunks: tuple[int, ...]) -> tuple[int, ...]:
