@@ -116,9 +116,25 @@ def _cmd_compile(args) -> int:
         _log(f"compiled {path} -> {args.output}/{model.name}.c: {len(graph.nodes)} nodes, arena {plan.arena_bytes} B "
              f"(lower bound {plan.lower_bound} B, order {plan.order_name}, planner {plan.planner}) {state}in "
              f"{elapsed:.2f} s")
+        schedule = _schedule_line(json.loads(model.files[f"{model.name}.plan.json"]).get("row_by_row") or {})
+        if schedule:
+            _log(schedule)
     if group:
         _log_group(args.arena_group, arenas, args.output)
     return 0
+
+
+def _schedule_line(rows: dict) -> str:
+    """What the compile chose beyond layer by layer (the plan's row_by_row entry), in one line; "" for nothing."""
+    if not rows.get("runs"):
+        return ""
+    grids = [f"{r['patches'][0]}x{r['patches'][1]}" for r in rows["runs"] if r["patches"] != [1, 1]]
+    patched = f", {len(grids)} in patches ({', '.join(grids)})" if grids else ""
+    extra = rows.get("extra_macs") or 0
+    share = f" ({100 * extra / rows['model_macs']:.1f}% of the model's)" if extra and rows.get("model_macs") else ""
+    whole = rows.get("arena_layer_by_layer")
+    return (f"  row by row: {len(rows['runs'])} chain(s) of convolutions{patched}, {extra:,} MACs recomputed{share}"
+            + (f"; layer by layer the arena would be {whole} B" if whole else ""))
 
 
 def _log_group(group: str, arenas: dict[str, int], output: str) -> None:
