@@ -231,12 +231,12 @@ def patch_levels(lowered: Lowered, runs: list[tuple[int, ...]], planners, allowa
     plan = plan_memory(base, planners)
     live = live_bytes(list(plan.buffers))
     arena = max(live, default=0)
-    run_of = {lowered.nodes[r[0]].node.name: r for r in runs}
+    run_of = {id(lowered.nodes[r[0]].node): r for r in runs}  # by identity: ONNX nodes may share a name
     at = {}  # run -> the bytes live at its step
     floor = 0
     for step, index in enumerate(plan.order):
         node = base.nodes[index].node
-        run = run_of.get(node.attrs["members"][0].name) if node.op == FusedRows.name else None
+        run = run_of.get(id(node.attrs["members"][0])) if node.op == FusedRows.name else None
         if run is None:
             floor = max(floor, live[step])
         else:
