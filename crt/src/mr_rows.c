@@ -91,8 +91,9 @@ static void copy_rows(uint8_t *dst, size_t dst_stride, const uint8_t *src, size_
 static int walk_patch(const mr_rows_params *p, const mr_conv_geometry *cut_or_null, const void *in, void *out,
                       uint8_t *work, int32_t in_row, int32_t in_col, int32_t out_row, int32_t out_col)
 {
-    int32_t held_lo[MR_ROWS_MAX_STAGES], held_end[MR_ROWS_MAX_STAGES], lo[MR_ROWS_MAX_STAGES], hi[MR_ROWS_MAX_STAGES];
     const int32_t n = p->count;
+    int32_t *const held_lo = (int32_t *)(void *)(work + p->walk_offset), *const held_end = held_lo + n;
+    int32_t *const lo = held_end + n, *const hi = lo + n;
 #define CUT(i) (cut_or_null ? &cut_or_null[i] : p->stages[i].geo)
     const int32_t rows = CUT(n - 1)->out_h;
     const int narrow = p->col_patches > 1;

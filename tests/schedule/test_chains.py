@@ -59,51 +59,53 @@ def test_an_inverted_residual_is_one_chain_and_its_add_reads_the_block_input(tmp
 
 def test_inverted_residual_with_its_add_worked_arena(tmp_path):
     """12x12x16 in and out (2,304 B each), expanded to 96 channels. Row by row the expanded tensors (13,824 B
-    each) are 3 rows of 1,152 B (for the depthwise) and 1 row (for the project): 4,608 B of rolling buffers. The
-    block input is read again by the ADD, so the output cannot overlap it: 2,304 + 2,304 + 4,608 = 9,216 B."""
+    each) are 3 rows of 1,152 B (for the depthwise) and 1 row (for the project): 4,608 B of rolling buffers, and
+    the walk's row counters, 16 B a layer: 4,656 B of scratch. The block input is read again by the ADD, so the
+    output cannot overlap it: 2,304 + 2,304 + 4,656 = 9,264 B."""
     graph = _graph("mbv2_ir_residual_12x12x16", tmp_path)
     lowered, plan = _one_row_a_call(graph)
     (chain,) = [n for n in lowered.nodes if n.node.op == "fused.rows"]
-    assert chain.plan.scratch_bytes == 4608
-    assert plan.arena_bytes == 9216
+    assert chain.plan.scratch_bytes == 4656
+    assert plan.arena_bytes == 9264
     assert plan.arena_bytes < compile_graph(graph, "ir", "ir", row_by_row="never").plan.arena_bytes
 
 
 def test_inverted_residual_without_add_worked_arena(tmp_path):
     """15x15x12 (2,700 B, 180 B a row) expanded to 72, depthwise stride 2 (pad 1) to 8x8, project to 20 (1,280 B,
-    160 B a row). Rolling buffers: 3 expanded rows of 1,080 B and 1 depthwise row of 576 B: 3,816 B. Step 0 writes
-    output row 0 having read from input row 0; step r >= 1 reads from row 2r and writes up to 160 (r + 1): the
-    output may start 160 B below the input (the block input is read by nothing else): 160 + 2,700 + 3,816."""
+    160 B a row). Rolling buffers: 3 expanded rows of 1,080 B and 1 depthwise row of 576 B: 3,816 B, with the walk's
+    counters (3 x 16 B) 3,864 B of scratch. Step 0 writes output row 0 having read from input row 0; step r >= 1
+    reads from row 2r and writes up to 160 (r + 1): the output may start 160 B below the input (the block input is
+    read by nothing else): 160 + 2,700 + 3,864."""
     lowered, plan = _one_row_a_call(_graph("mbv2_ir_s2_15x15x12", tmp_path))
     (chain,) = [n for n in lowered.nodes if n.node.op == "fused.rows"]
-    assert (chain.plan.scratch_bytes, chain.plan.overlap_delta) == (3816, -160)
-    assert plan.arena_bytes == 160 + 2700 + 3816
+    assert (chain.plan.scratch_bytes, chain.plan.overlap_delta) == (3864, -160)
+    assert plan.arena_bytes == 160 + 2700 + 3864
 
 
 def test_inverted_residual_in_two_column_patches_worked_arena(tmp_path):
     """The 12x12x16 block with its ADD in a 1x2 grid: output columns [0, 6) and [6, 12). The depthwise of patch 0
     reads expanded columns [0, 7), patch 1's [5, 12): 7 columns each, so the rolling buffers are 3 expanded rows
     of 7 x 96 (2,016 B) and 1 depthwise row of 6 x 96 (576 B), narrower than the 12 columns of one patch (4,608
-    B). With them: the cut geometries (3 x 64 B), the first layer's gathered row (1 x 7 x 16 = 112 B) and the last
-    layer's row before it is written out (6 x 16 = 96 B): 2,992 B of scratch, arena 2,304 + 2,304 + 2,992 =
-    7,600 B (9,216 B in one patch). Expanded columns 5 and 6 are made by both patches: 2 x 12 rows x 96 channels
+    B). With them: the walk's counters (3 x 16 B), the cut geometries (3 x 64 B), the first layer's gathered row
+    (1 x 7 x 16 = 112 B) and the last layer's row before it is written out (6 x 16 = 96 B): 3,040 B of scratch,
+    arena 2,304 + 2,304 + 3,040 = 7,648 B (9,264 B in one patch). Expanded columns 5 and 6 are made by both patches: 2 x 12 rows x 96 channels
     x 16 = 36,864 MACs, 6.5% of the block's 566,784, within the default 10%: auto takes the grid."""
     graph = _graph("mbv2_ir_residual_12x12x16", tmp_path)
     model = compile_graph(graph, "ir", "ir", target="generic")
     (chain,) = _fused(model)
     assert chain.plan.patches == (1, 2)
-    assert chain.plan.scratch_bytes == 2992 and model.plan.arena_bytes == 7600
+    assert chain.plan.scratch_bytes == 3040 and model.plan.arena_bytes == 7648
     assert chain.plan.recompute_macs == 36_864
     report = json.loads(model.files["ir.plan.json"])["row_by_row"]
     assert [run["patches"] for run in report["runs"]] == [[1, 2]] and report["extra_macs"] == 36_864
     one_patch = compile_graph(graph, "ir", "ir", target="generic", max_recompute=0)
-    assert _fused(one_patch)[0].plan.patches == (1, 1) and one_patch.plan.arena_bytes == 9216
+    assert _fused(one_patch)[0].plan.patches == (1, 1) and one_patch.plan.arena_bytes == 9264
 
 
 def test_a_ram_budget_takes_patches_only_when_one_patch_does_not_fit(tmp_path):
     graph = _graph("mbv2_ir_residual_12x12x16", tmp_path)
-    fits = compile_graph(graph, "ir", "ir", target="generic", ram_budget=9216)
-    assert _fused(fits)[0].plan.patches == (1, 1) and fits.plan.arena_bytes == 9216
+    fits = compile_graph(graph, "ir", "ir", target="generic", ram_budget=9264)
+    assert _fused(fits)[0].plan.patches == (1, 1) and fits.plan.arena_bytes == 9264
     tight = compile_graph(graph, "ir", "ir", target="generic", ram_budget=8000)
     assert _fused(tight)[0].plan.patches != (1, 1) and tight.plan.arena_bytes <= 8000
 

@@ -170,7 +170,7 @@ int main(void)
         stages[i].chunk = %(chunks)s[i];
     }
     mr_rows_params p = {call, stages, %(count)d, 1, %(kernel_scratch)d, row_cuts, %(row_patches)d, col_cuts,
-                        %(col_patches)d, %(geometry)d, %(stage_in)d, %(stage_out)d};
+                        %(col_patches)d, %(walk)d, %(geometry)d, %(stage_in)d, %(stage_out)d};
     const int status = mr_rows(&p, in_buf, out_buf, scratch);
     for (i = 0; i < %(out_bytes)d; i++) {
         unwritten += out_buf[i] != 1;
@@ -196,7 +196,8 @@ def test_c_walk_stays_in_the_buffers_python_planned(name, band, grid, tmp_path):
     stage_in, stage_out = rows.stage_bytes(chain, 1, chunks, grid)
     offsets = [sum(rings[:i]) for i in range(len(chain))]
     kernel_scratch = sum(rings)
-    geometry_at = kernel_scratch
+    walk_at = kernel_scratch
+    geometry_at = walk_at + 16 * len(chain)
     stage_in_at = geometry_at + 64 * len(chain)
     stage_out_at = stage_in_at + stage_in
     fields = ("batches", "in_h", "in_w", "in_c", "out_h", "out_w", "out_c", "k_h", "k_w", "filter_c", "stride_h",
@@ -204,7 +205,8 @@ def test_c_walk_stays_in_the_buffers_python_planned(name, band, grid, tmp_path):
     source = HARNESS % {
         "geometries": ", ".join("{" + ", ".join(str(getattr(g, f)) for f in fields) + "}" for g in chain),
         "rings": ", ".join(map(str, rings)), "count": len(chain), "last": len(chain) - 1,
-        "scratch": stage_out_at + stage_out, "kernel_scratch": kernel_scratch, "geometry": geometry_at,
+        "scratch": stage_out_at + stage_out, "kernel_scratch": kernel_scratch, "walk": walk_at,
+        "geometry": geometry_at,
         "stage_in": stage_in_at, "stage_out": stage_out_at, "stage_in_bytes": stage_in, "stage_out_bytes": stage_out,
         "narrow": int(grid[1] > 1), "row_patches": grid[0], "col_patches": grid[1],
         "row_cuts": ", ".join(map(str, rows.cuts(chain[-1].out_h, grid[0]))),

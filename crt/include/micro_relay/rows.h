@@ -51,6 +51,8 @@ typedef struct {
     int32_t row_patches;
     const int32_t *col_cuts;
     int32_t col_patches;
+    int32_t walk_offset;      /* where the walk's row counters (4 x count int32_t) are kept in the scratch: the
+                                 caller's stack holds none of them */
     int32_t geometry_offset;  /* where the cut geometries (count of them, 4-aligned) are kept in the scratch */
     int32_t stage_in_offset;  /* col_patches > 1: the first layer's rows of a call, gathered */
     int32_t stage_out_offset; /* col_patches > 1: the last layer's rows of a call, before they are written out */

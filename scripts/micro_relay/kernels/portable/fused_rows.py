@@ -15,6 +15,7 @@ from ..registry import kernel
 
 RING_ALIGN = 8  # each rolling buffer starts 8-aligned, as kernel scratch does
 GEOMETRY_BYTES = 64  # sizeof(mr_conv_geometry): 16 int32_t (tests/schedule/test_rows.py's harness uses it too)
+WALK_BYTES = 16  # mr_rows.c's row counters of one layer: held_lo, held_end, lo, hi
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ class RowsPlan(KernelPlan):
     kernel_scratch_offset: int = 0  # where the layers' own kernel scratch starts
     chunks: tuple[int, ...] = ()  # per layer: the most rows one call of its kernel makes (schedule/rows.py)
     patches: tuple[int, int] = (1, 1)  # the grid of the last layer's output, rows x columns (rows.patches)
+    walk_offset: int = 0  # the walk's row counters' place in the scratch
     geometry_offset: int = 0  # the cut geometries' place in the scratch
     stage_in_offset: int = 0  # column patches: the first layer's gathered rows
     stage_out_offset: int = 0  # column patches: the last layer's rows before they are written out
@@ -54,6 +56,8 @@ class PortableFusedRows(Kernel):
         for size in rows.ring_bytes(chain, itemsize, chunks, grid):
             offsets.append(at)
             at = _align(at + size)
+        walk_offset = at  # the walk's row counters: 4 int32_t a layer, in the arena rather than on the stack
+        at = _align(at + WALK_BYTES * len(chain))
         geometry_offset = at  # the cut geometries of a patch (none without patches: the layers' own are used)
         at = _align(at + (GEOMETRY_BYTES * len(chain) if grid != (1, 1) else 0))
         stage_in, stage_out = rows.stage_bytes(chain, itemsize, chunks, grid)
@@ -67,7 +71,7 @@ class PortableFusedRows(Kernel):
         return RowsPlan(scratch_bytes=at + max(m.plan.scratch_bytes for m in layers),
                         overlap_delta=rows.overlap_delta(chain, itemsize, chunks, grid), sources=tuple(sources),
                         ring_offsets=tuple(offsets), kernel_scratch_offset=at, chunks=chunks, patches=grid,
-                        geometry_offset=geometry_offset, stage_in_offset=stage_in_offset,
+                        walk_offset=walk_offset, geometry_offset=geometry_offset, stage_in_offset=stage_in_offset,
                         stage_out_offset=stage_out_offset, recompute_macs=rows.recompute_macs(chain, grid))
 
     def variants(self, target, graph, node, p, plan):
@@ -144,6 +148,7 @@ class PortableFusedRows(Kernel):
                                                "kernel_scratch_offset": plan.kernel_scratch_offset,
                                                "row_cuts": cut_tables[0], "row_patches": plan.patches[0],
                                                "col_cuts": cut_tables[1], "col_patches": plan.patches[1],
+                                               "walk_offset": plan.walk_offset,
                                                "geometry_offset": plan.geometry_offset,
                                                "stage_in_offset": plan.stage_in_offset,
                                                "stage_out_offset": plan.stage_out_offset})
