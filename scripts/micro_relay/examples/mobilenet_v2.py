@@ -4,7 +4,7 @@ before, one row and column after).
 
 At 224x224 RGB it is the network that motivates running layers row by row and in patches: the input alone is
 150,528 B and the first layers' tensors 112x112. At width 0.75 (SAMPLE_WIDTH) it needs 1,214,664 B of arena
-layer by layer, 207,112 B row by row in one patch, and fits 176 KB of a 192 KB Cortex-M4 (STM32F429:
+layer by layer, 207,208 B row by row in one patch, and fits 176 KB of a 192 KB Cortex-M4 (STM32F429:
 nucleo_f429zi) only in patches (docs/architecture.md, "Patches"); its weights (1.55 MB) fit that board's 2 MB of
 flash. The classifier is a 10-class dense layer after the global average pool (ImageNet's 1000 classes would
 add 1.28 MB of weights).
