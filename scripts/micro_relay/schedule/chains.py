@@ -206,7 +206,7 @@ def _grid_options(lowered: Lowered, run: tuple[int, ...], consumers: dict) -> li
     for g in grids_of(lowered, run):
         low = _fused_node(lowered, run, lowered.graph, grid=g)
         found.append(_GridOption(_step_bytes(lowered, run, consumers, g, low), rows.recompute_macs(chain, g),
-                                 _estimate(lowered, low), g))
+                                 estimated_instructions(lowered, low), g))
     return found
 
 
@@ -298,7 +298,8 @@ class RowsChoice:
     model_macs: int = 0
 
 
-def _estimate(lowered: Lowered, low: LoweredNode) -> int | None:
+def estimated_instructions(lowered: Lowered, low: LoweredNode) -> int | None:
+    """The cost model's instructions of one lowered node, None where the target has no model for it."""
     found = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
     return None if found is None else int(found["instructions"])
 
@@ -307,8 +308,8 @@ def extra_instructions(lowered: Lowered, run: tuple[int, ...], grid: tuple[int, 
     """The cost model's instructions a run adds (None where the target has no cost model): the fused node's
     estimate (each layer's kernel called once per row of each patch on a geometry cut to it) against its layers'
     estimates layer by layer: each call's setup, and the halo a patch grid computes twice."""
-    fused_estimate = _estimate(lowered, _fused_node(lowered, run, lowered.graph, grid=grid))
-    layers = [_estimate(lowered, lowered.nodes[i]) for i in run]
+    fused_estimate = estimated_instructions(lowered, _fused_node(lowered, run, lowered.graph, grid=grid))
+    layers = [estimated_instructions(lowered, lowered.nodes[i]) for i in run]
     if fused_estimate is None or None in layers:
         return None
     return max(fused_estimate - sum(layers), 0)
@@ -317,7 +318,7 @@ def extra_instructions(lowered: Lowered, run: tuple[int, ...], grid: tuple[int, 
 def model_instructions(lowered: Lowered) -> int | None:
     """The cost model's instructions of the model layer by layer: the layers it has a model for (the
     convolutions and dense layers, nearly all of the time), None where it has none."""
-    counts = [c for c in (_estimate(lowered, low) for low in lowered.nodes) if c is not None]
+    counts = [c for c in (estimated_instructions(lowered, low) for low in lowered.nodes) if c is not None]
     return sum(counts) if counts else None
 
 

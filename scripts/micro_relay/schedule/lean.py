@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..lower import Lowered, lower_node
-from .chains import RowsChoice, fuse_rows
+from .chains import RowsChoice, estimated_instructions, fuse_rows
 
 WHY = "its scratch keeps the arena over --ram-budget"
 
@@ -35,10 +35,7 @@ def _lean(lowered: Lowered) -> tuple[Lowered, list[int]]:
 
 
 def _saving(lowered: Lowered, fast, slow) -> int:
-    def instructions(low) -> int:
-        found = low.kernel.estimate(lowered.target, lowered.graph, low.node, low.params, low.plan)
-        return int(found["instructions"]) if found else 0
-    return instructions(slow) - instructions(fast)
+    return (estimated_instructions(lowered, slow) or 0) - (estimated_instructions(lowered, fast) or 0)
 
 
 def lean_for_budget(lowered: Lowered, fused: Lowered, choice: RowsChoice, ram_budget: int, planners=None,
