@@ -7,9 +7,9 @@
  * 4 adjacent channels (depth multiplier 1) or 4 outputs of one input channel (multiplier a multiple of 4);
  * other channels go one at a time. Windows wholly inside the image start from the compile-time folded bias
  * (bias - in_zp * sum over taps of w) and take raw inputs; the others start from the bias and subtract the
- * zero point. Integer sums do not depend on order, so this is exact. On DSP cores, depth multiplier 1 works
- * (and a multiple of 4) works from a zero-padded strip of the input in the arena scratch instead (dw_s8_strip,
- * below); its entry points return MR_ERR_SCRATCH, writing nothing, when the scratch is NULL or p->scratch_bytes
+ * zero point. Integer sums do not depend on order, so this is exact. On DSP cores, the strip entry points work
+ * from a zero-padded strip of the input in the arena scratch instead (dw_s8_strip, below), any depth
+ * multiplier; they return MR_ERR_SCRATCH, writing nothing, when the scratch is NULL or p->scratch_bytes
  * is smaller than the strip needs.
  * int16 and float keep TFLite Micro's order (b, oy, ox, ic, m, fy, fx) with the window clipped once; float
  * sums go fy, fx, then add the bias (0.0f when absent).
@@ -143,7 +143,7 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
 }
 
 /*
- * Depth multiplier 1 or a multiple of 4 on DSP cores: batch > output row > chunk of at most MR_DW_CHUNK output
+ * The strip path on DSP cores: batch > output row > chunk of at most MR_DW_CHUNK output
  * pixels > block of 4 output channels > pixel, so all of row oy is written before row oy + 1 (the order
  * kernels/overlap.py relies on). Once per call every block's header goes to the arena scratch: its biases, its
  * requantization constants (mr_requant_zp) and whether they cover all four channels, the clamp as four bytes
@@ -152,15 +152,16 @@ static int8_t requantize_s8(const mr_conv2d_q_params *p, int32_t acc, int32_t oc
  * rows of them, go to the strip after those, minus the zero point and extended the same way (SXTAB16,
  * dw_roll), zeros where a tap falls off the image. With multiplier 1 a block's four channels are four input
  * channels; with a multiple of 4 they share one input channel, whose value fills all four lanes, and blocks of
- * the same input channel share the strip (filled once). Every pixel then takes its taps with no border case:
+ * the same input channel share the strip (filled once); other multipliers, and the last block when out_c is not a
+ * multiple of 4, gather each lane's input channel (dw_roll_gather). Every pixel then takes its taps with no border case:
  * two LDRDs and four 16x16 multiply-accumulates a tap (SMLABB for the bottom lanes, SMLATT for the top ones),
  * requantization with the output zero point folded in (five instructions), SSAT, the four bytes packed (BFI),
  * clamped bytewise (SSUB8 + SEL) and stored as one word. 3x3 windows without dilation run in one assembly
  * routine (dw_pixels_3x3; blocks whose channels mr_requant_zp does not cover leave their sums to C), entry
- * point mr_depthwise_conv2d_s8_strip3x3 (_x4 when out_c is a multiple of 4: no leftover channels; _fast when
- * besides every channel is covered: no per-pixel test); other windows take the C loop (dw_pixels),
- * mr_depthwise_conv2d_s8_strip.
- * With multiplier 1, channels left over from the blocks of four go one at a time through the window walk (mac_1).
+ * point mr_depthwise_conv2d_s8_strip3x3 (_x4 when out_c is a multiple of 4 and the multiplier 1 or a multiple of
+ * 4: whole blocks, no gathered lanes; _fast when besides every channel is covered: no per-pixel test); other
+ * windows take the C loop (dw_pixels), mr_depthwise_conv2d_s8_strip. A partial last block's pixels go to the
+ * scratch's sums first (4 bytes a pixel, or raw sums), and only its lanes to the output (dw_copy_lanes).
  * Rolling strips, in every entry point, whenever p->scratch_bytes holds them (the compiler plans that size, from
  * mr_depthwise_conv2d_s8_scratch_bytes with rolling, only where the arena has room; dw_kept_rows tests it)
  * and the next output row reads rows again (no row dilation, stride_h < k_h): every
@@ -242,7 +243,7 @@ typedef struct {
     int32_t header_words; /* a header with its extended weights */
     int32_t chunks;       /* chunks of an output row (their descriptions are padded to an even count) */
     int32_t sum_words;    /* a raw block's sums over one chunk, 4 words a pixel: the 3x3 entry points; else 0 */
-    int32_t fills;        /* strip fills a chunk: one a block (multiplier 1), one an input channel (a multiple of 4) */
+    int32_t fills;        /* strip fills a chunk: one an input channel (multiplier a multiple of 4), else one a block */
     int32_t first_span;   /* input pixels the first chunk, the widest, reads */
     int32_t spans;        /* input pixels all chunks of a row read, summed */
 } dw_layout;
@@ -257,11 +258,11 @@ static MR_ALWAYS_INLINE dw_layout dw_layout_of(const mr_conv_geometry *g, int su
 {
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK, rest = g->out_w % MR_DW_CHUNK;
     dw_layout l;
-    l.blocks = g->out_c / 4;
+    l.blocks = (g->out_c + 3) / 4; /* the last one partial when out_c is not a multiple of 4 */
     l.header_words = (int32_t)(sizeof(dw_header) / 4) + 2 * g->k_h * g->k_w;
     l.chunks = (g->out_w + MR_DW_CHUNK - 1) / MR_DW_CHUNK;
     l.sum_words = sums ? 4 * chunk : 0;
-    l.fills = g->filter_c == 1 ? l.blocks : g->in_c;
+    l.fills = g->filter_c % 4 == 0 ? g->in_c : l.blocks;
     l.first_span = dw_span(g, chunk);
     l.spans = g->out_w / MR_DW_CHUNK * dw_span(g, MR_DW_CHUNK) + (rest ? dw_span(g, rest) : 0);
     return l;
@@ -283,11 +284,11 @@ static MR_ALWAYS_INLINE int32_t dw_kept_rows(const mr_conv_geometry *g, const dw
                                                                                              : 0;
 }
 
-/* The strip entry points take depth multiplier 1 or a multiple of 4 and windows of at most 255 rows (dw_roll
- * counts a strip's rows in bytes); their 3x3 forms (sums) are for 3x3 windows without dilation. */
+/* The strip entry points take windows of at most 255 rows (dw_roll counts a strip's rows in bytes), any depth
+ * multiplier; their 3x3 forms (sums) are for 3x3 windows without dilation. */
 static int dw_strip_applies(const mr_conv_geometry *g)
 {
-    return (g->filter_c == 1 || g->filter_c % 4 == 0) && g->k_h <= 255;
+    return g->k_h <= 255;
 }
 
 static int dw_is_3x3(const mr_conv_geometry *g)
@@ -317,18 +318,20 @@ int32_t mr_depthwise_conv2d_s8_kept_rows(const mr_conv_geometry *g, int32_t scra
 
 #if MR_DSP
 
-/* The header of the block of channels [oc, oc + 4). */
+/* The header of the block of channels [oc, oc + 4). A partial last block (lanes = out_c - oc below 4) gets zero
+ * weights and bias in its other lanes; its pixels go to the scratch first, and only its lanes on to the output. */
 static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const int32_t *bias, int32_t oc,
                             dw_header *h, int shift1)
 {
     const mr_conv_geometry *g = &p->geo;
-    const int32_t taps = g->k_h * g->k_w;
+    const int32_t taps = g->k_h * g->k_w, lanes = g->out_c - oc < 4 ? g->out_c - oc : 4;
     int32_t j;
     h->fast = 1;
     for (j = 0; j < 4; ++j) {
         mr_requant_zp *q = &h->q[j];
-        h->bias[j] = bias == NULL ? 0 : bias[oc + j];
-        h->fast &= mr_requant_zp_of(p->mult[oc + j], p->shift[oc + j], p->out_zp, q) & !p->single_round;
+        const int32_t lane = j < lanes ? oc + j : oc; /* constants of a lane past out_c: lane 0's, never used */
+        h->bias[j] = bias == NULL || j >= lanes ? 0 : bias[lane];
+        h->fast &= mr_requant_zp_of(p->mult[lane], p->shift[lane], p->out_zp, q) & !p->single_round;
         if (shift1) { /* dw_pixels_3x3_r1's constants: the low word's start in k's top bits (DW_REQ_R1) */
             q->hi = p->shift[oc + j] == -1 ? p->out_zp : q->hi;
             q->k = p->shift[oc + j] == -1 ? (int32_t)0xC0000000 : q->k | 0x40000000;
@@ -337,10 +340,13 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
     h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
     h->hi4 = (uint32_t)(uint8_t)p->act_max * 0x01010101u;
     h->step = 8 * g->stride_w;
-    h->out_step = h->fast || shift1 ? g->out_c : 16; /* 16: a raw block's sums (never with shift1) */
+    /* 16: a raw block's sums (never with shift1); 4: a partial block's bytes, to be copied (dw_copy_lanes) */
+    h->out_step = !h->fast && !shift1 ? 16 : lanes < 4 ? 4 : g->out_c;
     h->raw = !h->fast;
     for (j = 0, w += oc; j < taps; ++j, w += g->out_c) {
-        const uint32_t v = mr_load_s8x4(w);
+        const uint32_t v = lanes == 4 ? mr_load_s8x4(w)
+                                      : (uint32_t)(uint8_t)w[0] | (lanes > 1 ? (uint32_t)(uint8_t)w[1] << 8 : 0) |
+                                            (lanes > 2 ? (uint32_t)(uint8_t)w[2] << 16 : 0);
         h->wx[2 * j] = mr_even(v);
         h->wx[2 * j + 1] = mr_odd(v);
     }
@@ -464,6 +470,44 @@ static MR_CONV_NOINLINE void dw_roll(int32_t *strip, const int8_t *from, const d
                      : "cc", "memory");
 }
 
+/*
+ * dw_roll for a block whose four lanes read input channels off[0..3] bytes past `from`'s, minus the zero point zp:
+ * depth multipliers other than 1 and the multiples of 4 (lanes oc / m .. (oc + 3) / m), and the block past the last
+ * whole one with multiplier 1 (its lanes past out_c read its last channel again). The same plan, rows and zeros
+ * as dw_roll, in C: about 13 instructions a pixel against 7.
+ */
+static MR_CONV_NOINLINE void dw_roll_gather(int32_t *strip, const int8_t *from, const dw_chunk *ch, uint32_t plan,
+                                            const int32_t off[4], int32_t zp)
+{
+    const int32_t rw = ch->row_bytes / 4, kept = (int32_t)(plan & 0xffu), above = (int32_t)(plan >> 8 & 0xffu);
+    const int32_t below = (int32_t)(plan >> 16 & 0xffu), rows = (int32_t)(plan >> 24);
+    const int32_t o0 = off[0], o1 = off[1], o2 = off[2], o3 = off[3], n = ch->n, c = ch->c, nz = mr_pack2(-zp);
+    const int32_t *moved = strip + (above + below + rows) * rw;
+    int32_t *s = strip, i, r;
+    for (i = 0; i < kept * rw; ++i) {
+        *s++ = moved[i];
+    }
+    for (i = 0; i < above * rw; ++i) {
+        *s++ = 0;
+    }
+    for (r = 0; r < rows; ++r, from += ch->x_skip) {
+        for (i = 0; i < 2 * ch->lo; ++i) {
+            *s++ = 0;
+        }
+        for (i = n; i > 0; --i, from += c, s += 2) { /* bytes of lanes (0, 2) and (1, 3), minus zp, extended */
+            const uint8_t *u = (const uint8_t *)from;
+            s[0] = __sxtab16(nz, (int32_t)((uint32_t)u[o0] | (uint32_t)u[o2] << 16));
+            s[1] = __sxtab16(nz, (int32_t)((uint32_t)u[o1] | (uint32_t)u[o3] << 16));
+        }
+        for (i = 0; i < 2 * ch->zr; ++i) {
+            *s++ = 0;
+        }
+    }
+    for (i = 0; i < below * rw; ++i) {
+        *s++ = 0;
+    }
+}
+
 /* The 3x3 assembly's taps (two LDRDs, four 16x16 multiply-accumulates) and requantization of one channel. */
 #define DW_TAP(XO, WO)                                                                                         \
     "ldrd %[t0], %[t1], [%[x], #" #XO "]\n\t"                                                                  \
@@ -559,37 +603,101 @@ MR_DW_PIXELS_3X3(dw_pixels_3x3, MR_DW_RAW_TEST, DW_REQ, MR_DW_RAW_STORE)
 MR_DW_PIXELS_3X3(dw_pixels_3x3_fast, "", DW_REQ, "")
 MR_DW_PIXELS_3X3(dw_pixels_3x3_r1, "", DW_REQ_R1, "")
 
-/* count pixels of any window from the strip, the long way (any window; constants mr_requant_zp cannot hold). */
+/* The int8 of one channel's sum: with the block's mr_requant_zp constants when they cover it (fast), else the long
+ * way; clamped to the activation. */
+static MR_ALWAYS_INLINE int32_t dw_requant_lane(const mr_conv2d_q_params *p, const dw_header *h, int32_t acc,
+                                                int32_t j, int32_t oc)
+{
+    const int32_t v = h->fast ? mr_requant_zp_apply(acc, &h->q[j])
+                              : mr_requant_node(acc, p->mult[oc + j], p->shift[oc + j], p->single_round) + p->out_zp;
+    return MR_CLAMP(v, p->act_min, p->act_max);
+}
+
+/* The taps' assembly: each tap two LDRDs (the strip at x, advanced by XSTEP; the weights at w) and four 16x16
+ * multiply-accumulates, n taps. */
+#define DW_TAPS_ASM(XLOAD, XSTEP)                                                                              \
+    __asm__ volatile("1:\n\t" XLOAD "ldrd %[t2], %[t3], [%[w]], #8\n\t"                                   \
+                     "smlabb %[a0], %[t0], %[t2], %[a0]\n\t"                                                 \
+                     "smlatt %[a2], %[t0], %[t2], %[a2]\n\t"                                                 \
+                     "smlabb %[a1], %[t1], %[t3], %[a1]\n\t"                                                 \
+                     "smlatt %[a3], %[t1], %[t3], %[a3]\n\t"                                                 \
+                     "subs %[n], %[n], #1\n\t"                                                               \
+                     "bne 1b"                                                                                  \
+                     : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [t0] "=&r"(t0),             \
+                       [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [x] "+r"(xt), [w] "+r"(w), [n] "+r"(n)  \
+                     : XSTEP                                                                                   \
+                     : "cc", "memory")
+
+/* count pixels of any window from the strip (windows other than 3x3 undilated), the block's first `lanes`
+ * channels written: a filter row's taps in one assembly loop (8 instructions a tap; 9 with column dilation,
+ * whose step takes a twelfth register: unoptimized GCC builds with the hard-float ABI give only 11, so there
+ * the loop runs a tap at a time), the accumulators in registers, then the requantization in C. */
 static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_header *h, const int32_t *x,
-                                       int32_t row_words, int32_t oc, int32_t count, int8_t *out)
+                                       int32_t row_words, int32_t oc, int32_t count, int8_t *out, int32_t lanes)
 {
     const mr_conv_geometry *g = &p->geo;
-    int32_t i, r, t, j;
-    for (i = 0; i < count; ++i, x += 2 * g->stride_w, out += g->out_c) {
-        int32_t acc[4] = {h->bias[0], h->bias[1], h->bias[2], h->bias[3]};
+    const int32_t k_h = g->k_h, k_w = g->k_w, tap = 8 * g->dil_w;
+    const int32_t step = 2 * g->stride_w, out_c = g->out_c;
+    int32_t i, r;
+    for (i = 0; i < count; ++i, x += step, out += out_c) {
+        int32_t a0 = h->bias[0], a1 = h->bias[1], a2 = h->bias[2], a3 = h->bias[3], t0, t1, t2, t3;
         const int32_t *w = h->wx;
-        for (r = 0; r < g->k_h; ++r) {
+        for (r = 0; r < k_h; ++r) {
             const int32_t *xt = x + r * row_words;
-            for (t = 0; t < g->k_w; ++t, xt += 2 * g->dil_w, w += 2) {
-                acc[0] = __smlabb(xt[0], w[0], acc[0]);
-                acc[2] = __smlatt(xt[0], w[0], acc[2]);
-                acc[1] = __smlabb(xt[1], w[1], acc[1]);
-                acc[3] = __smlatt(xt[1], w[1], acc[3]);
+            int32_t n = k_w;
+            if (tap == 8) {
+                DW_TAPS_ASM("ldrd %[t0], %[t1], [%[x]], #8\n\t", );
+            } else {
+#if defined(__OPTIMIZE__)
+                DW_TAPS_ASM("ldrd %[t0], %[t1], [%[x]]\n\tadd %[x], %[x], %[tap]\n\t", [tap] "r"(tap));
+#else
+                const int32_t *row = xt;
+                int32_t t;
+                for (t = 0; t < k_w; ++t) {
+                    xt = row + t * (tap / 4);
+                    n = 1;
+                    DW_TAPS_ASM("ldrd %[t0], %[t1], [%[x]], #8\n\t", );
+                }
+#endif
             }
         }
-        for (j = 0; j < 4; ++j) {
-            const int32_t v = mr_requant_node(acc[j], p->mult[oc + j], p->shift[oc + j], p->single_round) + p->out_zp;
-            out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
+        a0 = dw_requant_lane(p, h, a0, 0, oc);
+        a1 = dw_requant_lane(p, h, a1, 1, oc);
+        a2 = dw_requant_lane(p, h, a2, 2, oc);
+        a3 = dw_requant_lane(p, h, a3, 3, oc);
+        out[0] = (int8_t)a0;
+        if (lanes > 1) {
+            out[1] = (int8_t)a1;
+        }
+        if (lanes > 2) {
+            out[2] = (int8_t)a2;
+        }
+        if (lanes > 3) {
+            out[3] = (int8_t)a3;
         }
     }
 }
 
-/* count pixels' raw sums (4 a pixel) of the block of channels [oc, oc + 4), requantized the long way into out. */
-static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int32_t oc, int32_t count, int8_t *out)
+/* A partial block's count pixels, 4 bytes each in the scratch (dw_pixels_3x3 with out_step 4), to the output: its
+ * first `lanes` channels. */
+static void dw_copy_lanes(const int8_t *from, int32_t count, int8_t *out, int32_t out_c, int32_t lanes)
+{
+    int32_t i, j;
+    for (i = 0; i < count; ++i, from += 4, out += out_c) {
+        for (j = 0; j < lanes; ++j) {
+            out[j] = from[j];
+        }
+    }
+}
+
+/* count pixels' raw sums (4 a pixel) of the block of channels [oc, oc + 4), requantized the long way into out:
+ * its first `lanes` channels. */
+static void dw_requant_raw(const mr_conv2d_q_params *p, const int32_t *acc, int32_t oc, int32_t count, int8_t *out,
+                           int32_t lanes)
 {
     int32_t i, j;
     for (i = 0; i < count; ++i, acc += 4, out += p->geo.out_c) {
-        for (j = 0; j < 4; ++j) {
+        for (j = 0; j < lanes; ++j) {
             const int32_t v = mr_requant_node(acc[j], p->mult[oc + j], p->shift[oc + j], p->single_round) + p->out_zp;
             out[j] = (int8_t)MR_CLAMP(v, p->act_min, p->act_max);
         }
@@ -631,40 +739,19 @@ static MR_CONV_NOINLINE int32_t dw_chunks(const mr_conv2d_q_params *p, int32_t *
     return dw_kept_rows(g, layout, p->scratch_bytes);
 }
 
-/* A channel left over from the blocks of four, over the output row whose filter row 0 reads input row iy0. */
-static void dw_channel_row(const mr_conv2d_q_params *p, const int8_t *image, const int8_t *w, const int32_t *bias,
-                           int32_t iy0, int32_t oc, int8_t *out)
-{
-    const mr_conv_geometry *g = &p->geo;
-    dw_walk walk;
-    int32_t ox, fy0, fy1;
-    mr_conv_tap_range(iy0, g->dil_h, g->k_h, g->in_h, &fy0, &fy1);
-    walk.x_row = g->dil_h * g->in_w * g->in_c;
-    walk.x_col = g->dil_w * g->in_c;
-    walk.w_row = g->k_w * g->out_c;
-    walk.w_col = g->out_c;
-    walk.zp = p->in_zp;
-    walk.rows = fy1 - fy0;
-    for (ox = 0; ox < g->out_w; ++ox, out += g->out_c) {
-        const int32_t ix0 = ox * g->stride_w - g->pad_left;
-        int32_t fx0, fx1;
-        mr_conv_tap_range(ix0, g->dil_w, g->k_w, g->in_w, &fx0, &fx1);
-        walk.cols = fx1 - fx0;
-        out[oc] = requantize_s8(p, mac_1(&walk, image + ((iy0 + fy0 * g->dil_h) * g->in_w + ix0 +
-                                                         fx0 * g->dil_w) * g->in_c + oc,
-                                         w + fy0 * walk.w_row + fx0 * walk.w_col + oc, bias ? bias[oc] : 0), oc);
-    }
-}
+/* Which pixel loop and block forms an entry point compiles dw_s8_strip with (constants, so each entry point links
+ * only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop, one whose
+ * blocks are all whole with multiplier 1 or a multiple of 4 not the gathered fill (DW_GENERAL), one whose channels
+ * are all covered by mr_requant_zp neither the raw sums nor their test; the compiler picks the entry point from the
+ * layer's constants, and the entry points without DW_GENERAL only for out_c a multiple of 4 with multiplier 1 or a
+ * multiple of 4). Rolling strips are no variant: every entry point rolls when the scratch holds them. */
+enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_GENERAL = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8 };
 
-/* Which pixel loop and leftover handling an entry point compiles dw_s8_strip with (constants, so each entry
- * point links only the code it needs: a model whose depthwise layers are all 3x3 does not link the C tap loop,
- * one without leftover channels not the window walk, one whose channels are all covered by mr_requant_zp
- * neither the raw sums nor their test; the compiler picks the entry point from the layer's constants). Rolling
- * strips are no variant: every entry point rolls when the scratch holds them. */
-enum { DW_ANY_WINDOW = 0, DW_3X3 = 1, DW_LEFTOVERS = 2, DW_ALL_FAST = 4, DW_SHIFT1 = 8 };
-
-/* Depth multiplier 1 or a multiple of 4 on DSP cores: the block headers and the chunks, then output row by
- * output row, chunk by chunk, block by block. */
+/* Any depth multiplier on DSP cores: the block headers and the chunks, then output row by output row, chunk by
+ * chunk, block by block. A block's lanes are output channels oc .. oc + 3, reading input channels (oc + j) / m:
+ * four adjacent ones (multiplier 1, dw_roll), one in all four (a multiple of 4, dw_roll, the strip shared by the
+ * m / 4 blocks of that channel), or gathered (dw_roll_gather: other multipliers, and the last block when out_c is
+ * not a multiple of 4, whose lanes past out_c compute zeros nobody stores). */
 static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                          const int32_t *bias, int8_t *out, int32_t *scratch, int variant)
 {
@@ -674,7 +761,6 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
     const int32_t kept = dw_chunks(p, scratch, variant & DW_3X3, &layout);
     const int32_t c = g->out_c, m = g->filter_c, row_out = g->out_w * c, row_in = g->in_w * g->in_c;
     const int32_t blocks = layout.blocks, header_words = layout.header_words, n_chunks = layout.chunks;
-    const int32_t block_step = m == 1 ? 4 : 0; /* input channels from one block to the next (multiplier 1) */
     const int32_t sum_words = layout.sum_words; /* a raw block's sums: 4 words a pixel */
     dw_chunk *const chunks = (dw_chunk *)(scratch + blocks * header_words);
     int32_t *const sums = (int32_t *)(chunks + n_chunks + n_chunks % 2);
@@ -707,37 +793,40 @@ static MR_ALWAYS_INLINE void dw_s8_strip(const mr_conv2d_q_params *p, const int8
                 const int32_t strip_step = strip_rows * rw;
                 int32_t *rows = strip; /* the strip the block's pixels read */
                 int8_t *o = out + ch->out_off;
-                int32_t channel = 0, filled = -1, share = 0; /* multiplier m: m / 4 blocks share a channel */
+                int32_t filled = -1; /* the input channel whose dw_roll strip `rows` holds */
                 for (blk = 0; blk < blocks; ++blk, o += 4, h = (const dw_header *)((const int32_t *)h + header_words)) {
-                    if (channel != filled) { /* this fill's strip (rolling: its own) to row oy */
+                    const int32_t oc = 4 * blk, lanes = c - oc < 4 ? c - oc : 4, channel = oc / m;
+                    if ((variant & DW_GENERAL) && m % 4 != 0 && (m != 1 || lanes < 4)) { /* gathered lanes */
+                        int32_t off[4], j;
+                        for (j = 0; j < 4; ++j) {
+                            off[j] = (j < lanes ? oc + j : c - 1) / m - channel;
+                        }
+                        rows = next;
+                        next += strip_step;
+                        dw_roll_gather(rows, xb + channel, ch, plan, off, p->in_zp);
+                        filled = -1;
+                    } else if (channel != filled) { /* this fill's strip (rolling: its own) to row oy */
                         rows = next;
                         next += strip_step;
                         dw_roll(rows, xb + channel, ch, plan);
                         filled = channel;
                     }
                     if (!(variant & DW_3X3)) {
-                        dw_pixels(p, h, rows, rw, 4 * blk, ch->count, o);
+                        dw_pixels(p, h, rows, rw, oc, ch->count, o, lanes);
                     } else if (variant & DW_SHIFT1) {
                         dw_pixels_3x3_r1(h, rows, 4 * rw, ch->count, o);
                     } else if (variant & DW_ALL_FAST) {
                         dw_pixels_3x3_fast(h, rows, 4 * rw, ch->count, o);
-                    } else if (h->fast) {
+                    } else if (h->fast && lanes == 4) {
                         dw_pixels_3x3(h, rows, 4 * rw, ch->count, o);
+                    } else if (h->fast) {
+                        dw_pixels_3x3(h, rows, 4 * rw, ch->count, (int8_t *)sums);
+                        dw_copy_lanes((const int8_t *)sums, ch->count, o, c, lanes);
                     } else {
                         dw_pixels_3x3(h, rows, 4 * rw, ch->count, (int8_t *)sums);
-                        dw_requant_raw(p, sums, 4 * blk, ch->count, o);
-                    }
-                    if (block_step) {
-                        channel += block_step;
-                    } else if (++share == m / 4) {
-                        share = 0;
-                        ++channel;
+                        dw_requant_raw(p, sums, oc, ch->count, o, lanes);
                     }
                 }
-            }
-            for (blk = 4 * blocks; (variant & DW_LEFTOVERS) && blk < c; ++blk) { /* multiplier 1: channels past
-                                                                                   the blocks */
-                dw_channel_row(p, in + b * g->in_h * row_in, w, bias, iy0, blk, out);
             }
         }
     }
@@ -751,7 +840,7 @@ static int32_t dw_strip_bytes(const mr_conv_geometry *g, int is_3x3)
     const int32_t chunk = g->out_w < MR_DW_CHUNK ? g->out_w : MR_DW_CHUNK;
     const int32_t chunks = (g->out_w + MR_DW_CHUNK - 1) / MR_DW_CHUNK;
     const int32_t span = (chunk - 1) * g->stride_w + (g->k_w - 1) * g->dil_w + 1;
-    return g->out_c / 4 * ((int32_t)sizeof(dw_header) + 8 * g->k_h * g->k_w) +
+    return (g->out_c + 3) / 4 * ((int32_t)sizeof(dw_header) + 8 * g->k_h * g->k_w) +
            (int32_t)sizeof(dw_chunk) * (chunks + chunks % 2) + (is_3x3 ? 16 * chunk : 0) + 8 * g->k_h * span;
 }
 #endif /* MR_DSP */
@@ -774,8 +863,8 @@ static int32_t dw_strip_bytes(const mr_conv_geometry *g, int is_3x3)
         MR_DW_STRIP_BODY(variant);                                                                             \
     }
 
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip, DW_ANY_WINDOW | DW_LEFTOVERS)
-MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_LEFTOVERS)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip, DW_ANY_WINDOW | DW_GENERAL)
+MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3, DW_3X3 | DW_GENERAL)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_x4, DW_3X3)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_fast, DW_3X3 | DW_ALL_FAST)
 MR_DW_STRIP_ENTRY(mr_depthwise_conv2d_s8_strip3x3_shift1, DW_3X3 | DW_SHIFT1)

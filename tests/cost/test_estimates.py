@@ -46,6 +46,10 @@ CHOICES = {
     "multiplier4_3x5": depthwise_model(input_shape=(1, 6, 7, 2), kernel=(3, 5), depth_multiplier=4),
 }
 
+# The strip is estimated cheaper and still not taken: its scratch adds a larger share of the layer's bytes than
+# the share of instructions it saves (4,584 B beside 6,668 B for micro_speech's layer; a 6x7x2 input).
+SCRATCH_OUTWEIGHS = {"multiplier8_10x8_stride2", "multiplier4_3x5"}
+
 THREE_BY_THREE = {
     "multiplier1": depthwise_model(input_shape=(1, 12, 12, 32)),
     "multiplier4": depthwise_model(input_shape=(1, 12, 12, 2), depth_multiplier=4),
@@ -79,12 +83,16 @@ def test_estimate_grows_with_macs(tmp_path, name):
 
 
 @pytest.mark.parametrize("name", sorted(CHOICES))
-def test_depthwise_takes_the_cheaper_estimate(tmp_path, name):
+def test_depthwise_takes_the_strip_only_when_cheaper(tmp_path, name):
+    """The walk when the strip is estimated slower; the strip, when cheaper, unless its scratch outweighs what it
+    saves (kernels/arm_dsp/depthwise_conv2d.uses_strip: micro_speech's layer)."""
     model, report = compiled(tmp_path, CHOICES[name])
     estimate = report["nodes"][0]["estimate"]
     alternatives = estimate["alternatives"]
     assert len(alternatives) == 2
-    assert estimate["path"] == min(alternatives, key=alternatives.get)
+    cheaper = min(alternatives, key=alternatives.get)
+    assert estimate["path"] == cheaper or estimate["path"] != "depthwise_strip"
+    assert (estimate["path"] == cheaper) == (name not in SCRATCH_OUTWEIGHS)
     assert estimate["instructions"] == alternatives[estimate["path"]]
     strip = estimate["path"] == "depthwise_strip"
     assert ("mr_depthwise_conv2d_s8_strip(" in model.files["m.c"]) == strip

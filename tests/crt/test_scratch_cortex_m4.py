@@ -29,7 +29,7 @@ from micro_relay.compiler import CRT_DIR, compile_graph, prepare_graph, write_ou
 from micro_relay.examples.kws_model import build_kws_model
 from micro_relay.ops._conv_common import Geometry
 from micro_relay.kernels.arm_dsp.conv2d import dsp_scratch_bytes as conv_scratch_bytes
-from micro_relay.kernels.arm_dsp.depthwise_conv2d import dsp_scratch_bytes as dw_scratch_bytes, uses_strip
+from micro_relay.kernels.arm_dsp.depthwise_conv2d import strip_scratch_bytes
 
 BOARD = "mps2-an386"
 KERNELS = ("conv2d", "conv2d_dsp", "depthwise_conv2d", "dense")
@@ -207,8 +207,7 @@ def _main_source() -> tuple[str, list[str]]:
     for index, (name, (entry, g, shifts)) in enumerate([*CONV.items(), *DEPTHWISE.items()]):
         depthwise = name in DEPTHWISE
         if depthwise:
-            assert uses_strip(g), name
-            least, rolling = dw_scratch_bytes(g), dw_scratch_bytes(g, rolling=True)
+            least, rolling = strip_scratch_bytes(g), strip_scratch_bytes(g, rolling=True)  # the entry called
             rolling = 0 if rolling == least else rolling
         else:
             least, rolling = conv_scratch_bytes(g, tile_pixels=2), 0

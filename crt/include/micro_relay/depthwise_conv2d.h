@@ -20,7 +20,7 @@ int mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const 
  * kernels/arm_dsp/depthwise_conv2d.py with it). Compiled on every build, the host's included.
  * mr_depthwise_conv2d_s8_scratch_bytes: the bytes, with rolling strips when rolling is not 0, for the entry point
  * the compiler calls (a 3x3 one for 3x3 windows without dilation); 0 when the strip entry points do not take g
- * (a depth multiplier other than 1 or a multiple of 4, or more than 255 filter rows).
+ * (more than 255 filter rows).
  * mr_depthwise_conv2d_s8_kept_rows: the rows a strip keeps from one output row to the next when the kernel has
  * scratch_bytes: k_h - stride_h when it rolls (no row dilation, stride_h < k_h, scratch_bytes holds the rolling
  * size), else 0.
@@ -28,7 +28,7 @@ int mr_depthwise_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const 
 int32_t mr_depthwise_conv2d_s8_scratch_bytes(const mr_conv_geometry *g, int32_t rolling);
 int32_t mr_depthwise_conv2d_s8_kept_rows(const mr_conv_geometry *g, int32_t scratch_bytes);
 
-/* Depth multiplier 1 or a multiple of 4. scratch: p->scratch_bytes of 8-byte-aligned arena scratch for the DSP
+/* Any depth multiplier. scratch: p->scratch_bytes of 8-byte-aligned arena scratch for the DSP
  * path, sized by the compiler (mr_depthwise_conv2d_s8_scratch_bytes): MR_ERR_SCRATCH, nothing written, when it is
  * NULL or smaller than that size without rolling; the portable path does not use it and runs
  * mr_depthwise_conv2d_s8. Every strip entry point below rolls its strips when p->scratch_bytes
@@ -40,7 +40,8 @@ int mr_depthwise_conv2d_s8_strip(const mr_conv2d_q_params *p, const int8_t *in, 
 /* The same for 3x3 windows without dilation (an assembly pixel loop on DSP cores). */
 int mr_depthwise_conv2d_s8_strip3x3(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                     const int32_t *bias, int8_t *out, void *scratch);
-/* The same when out_c is a multiple of 4 (no channel left over from the blocks of four). */
+/* The same when out_c is a multiple of 4 and the depth multiplier 1 or a multiple of 4 (whole blocks, no lanes
+ * gathered): the compiler checks this before it picks this entry point or the two below. */
 int mr_depthwise_conv2d_s8_strip3x3_x4(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
                                        const int32_t *bias, int8_t *out, void *scratch);
 /* The same when besides every channel's requantization has mult >= 0 and shift in

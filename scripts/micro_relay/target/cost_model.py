@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from ..ops._conv_common import Geometry, is_pointwise
@@ -106,9 +105,17 @@ def _pointwise8(p: dict) -> dict[str, int]:
 
 
 def strip_fills(g: Geometry) -> int:
-    """Strips filled per chunk of an output row: one per block of 4 channels (multiplier 1), one per input
-    channel shared by its blocks (multiplier a multiple of 4)."""
-    return g.out_c // 4 if g.filter_c == 1 else g.in_c
+    """Strips filled per chunk of an output row: one per input channel shared by its blocks (multiplier a multiple
+    of 4), else one per block of 4 channels (the last one partial when out_c is not a multiple of 4)."""
+    return g.in_c if g.filter_c % 4 == 0 else -(-g.out_c // 4)
+
+
+def gathered_fills(g: Geometry) -> int:
+    """Of those, the fills whose lanes are gathered in C (dw_roll_gather): every block for multipliers other than
+    1 and the multiples of 4, else the partial last block."""
+    if g.filter_c != 1 and g.filter_c % 4:
+        return strip_fills(g)
+    return 1 if g.out_c % 4 else 0
 
 
 def slow_blocks(p: dict) -> int:
@@ -123,15 +130,16 @@ def slow_blocks(p: dict) -> int:
     if g.out_c % 4 == 0 and all(m >= 0 and -21 <= s <= -1 for m, s in pairs):
         return 0
     fits = [m >= 0 and -21 <= s <= -2 for m, s in pairs]
-    return sum(not all(fits[i:i + 4]) for i in range(0, g.out_c - g.out_c % 4, 4))
+    return sum(not all(fits[i:i + 4]) or i + 4 > g.out_c for i in range(0, g.out_c, 4))  # a partial block is raw
 
 
 def _strip(p: dict) -> dict[str, int]:
     """The depthwise strip kernel: per output row and chunk of STRIP_CHUNK pixels, each fill extends k_h rows of
     the chunk's input span to int16 (zero-padded), then the taps run over it (C loop or 3x3 assembly; blocks
-    the assembly cannot requantize take the C loop: slow_macs). Leftover channels (out_c % 4) take the walk.
-    Rolling strips (p["rolling"]) extend k_h rows at a batch image's first output row and stride_h rows at each
-    later one, after moving the k_h - stride_h rows they keep ("moved_words", 2 words a pixel)."""
+    the assembly cannot requantize take the C loop: slow_macs; so does a partial last block). Blocks whose lanes
+    are gathered fill in C ("gathered_words", else "strip_words"). Rolling strips (p["rolling"]) extend k_h rows
+    at a batch image's first output row and stride_h rows at each later one, after moving the k_h - stride_h rows
+    they keep ("moved_words", 2 words a pixel)."""
     g: Geometry = p["geometry"]
     slow = slow_blocks(p) * 4 * _pixels(g) * g.k_h * g.k_w
     fills = strip_fills(g)
@@ -142,9 +150,11 @@ def _strip(p: dict) -> dict[str, int]:
     if p.get("rolling"):
         extended = g.batches * sum(spans) * (g.k_h + (g.out_h - 1) * g.stride_h)
         moved = g.batches * (g.out_h - 1) * 2 * (g.k_h - g.stride_h) * sum(spans)
-    return {"macs": _pixels(g) * (g.out_c - g.out_c % 4) * g.k_h * g.k_w - slow, "slow_macs": slow,
-            "outputs": _pixels(g) * (g.out_c - g.out_c % 4), "strip_words": extended * fills,
-            "moved_words": moved * fills, "fills": rows * len(spans) * fills, "layer": 1}
+    gathered = gathered_fills(g)
+    return {"macs": _pixels(g) * _ceil4(g.out_c) * g.k_h * g.k_w - slow, "slow_macs": slow,
+            "outputs": _pixels(g) * _ceil4(g.out_c), "strip_words": extended * (fills - gathered),
+            "gathered_words": extended * gathered, "moved_words": moved * fills, "fills": rows * len(spans) * fills,
+            "layer": 1}
 
 
 def _walk(p: dict) -> dict[str, int]:
@@ -194,12 +204,10 @@ def is_3x3(g: Geometry) -> bool:
 
 
 def depthwise_candidates(g: Geometry) -> tuple[str, ...]:
-    """The paths the compiler chooses among: a strip needs multiplier 1 or a multiple of 4; 3x3 undilated takes
-    the assembly strip without a choice; the walk takes 4 outputs of one input channel a pass when the
-    multiplier is a multiple of 4, one channel at a time otherwise."""
+    """The paths the compiler chooses among: 3x3 undilated takes the assembly strip without a choice; else the C
+    strip or the walk, which takes 4 outputs of one input channel a pass when the multiplier is a multiple of 4,
+    one channel at a time otherwise."""
     walk = "depthwise_walk_shared4" if g.filter_c % 4 == 0 else "depthwise_walk"
-    if g.filter_c != 1 and g.filter_c % 4:
-        return (walk,)
     if is_3x3(g):
         return ("depthwise_strip3x3",)
     return ("depthwise_strip", walk)
@@ -231,12 +239,7 @@ def instructions(path: str, shape, table: dict | None = None) -> int | None:
     if fitted is None:
         return None
     counts = features(path, shape)
-    total = sum(c * counts[name] for name, c in fitted["coefficients"].items())
-    g = shape.get("geometry")
-    if path.startswith("depthwise_strip") and g.out_c % 4:  # leftover channels take the walk, one at a time
-        tail = instructions("depthwise_walk", {"geometry": replace(g, in_c=g.out_c % 4, out_c=g.out_c % 4)}, table)
-        total += tail or 0
-    return round(total)
+    return round(sum(c * counts.get(name, 0) for name, c in fitted["coefficients"].items()))
 
 
 def cheapest(g: Geometry, candidates: tuple[str, ...]) -> str:

@@ -27,9 +27,20 @@ from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, Quant, TensorType
 from micro_relay.ir.verify import verify
 from micro_relay.kernels.arm_dsp.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
+from micro_relay.kernels.arm_dsp import depthwise_conv2d
 from micro_relay.lower import lower
 from support.cortex_m_cases import BOARD, assert_bit_exact, options_on, tflite_micro
 from support.tflite_models import depthwise_model
+
+
+@pytest.fixture(scope="module", autouse=True)
+def strip_always():
+    """These cases test the strip kernel itself, so every layer takes it; which layers take it by default (the
+    cost model's choice, uses_strip) is tests/kernels/arm_dsp/test_depthwise_choice.py's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(depthwise_conv2d, "uses_strip", lambda g: g.k_h <= 255)
+        yield
+
 
 OP = "nn.depthwise_conv2d"
 
@@ -49,8 +60,17 @@ MODELS = {
     # VALID, stride 2
     "s2_valid": (dict(input_shape=(1, 9, 10, 8), stride=(2, 2), padding="VALID", in_zp=-128, out_zp=-128,
                       activation="RELU", seed=54), "_strip3x3_fast"),
-    # 10 channels, multiplier 1: two blocks of 4 roll, 2 channels left over (the window walk)
+    # 10 channels, multiplier 1: two blocks of 4 roll, and a partial third of 2 channels (gathered, raw sums)
     "m1_leftovers": (dict(input_shape=(1, 6, 19, 10), in_zp=3, seed=55), "_strip3x3"),
+    # 7 channels with a large output scale: a raw whole block, then a partial one of 3 channels
+    "m1_partial_raw": (dict(input_shape=(1, 6, 20, 7), in_zp=-5, out_zp=3, out_spread=0.03, seed=66), "_strip3x3"),
+    # multiplier 2 on 3 channels: lanes (0, 0, 1, 1) gathered, then (2, 2) in a partial block; rows of 20 pixels
+    "m2_gathered": (dict(input_shape=(1, 7, 20, 3), depth_multiplier=2, in_zp=6, activation="RELU6", seed=67),
+                    "_strip3x3"),
+    # multiplier 2 on 5 channels at stride 2, and multiplier 3 with a 5x3 window (the C tap loop), gathered
+    "m2_c5_s2": (dict(input_shape=(1, 9, 19, 5), depth_multiplier=2, stride=(2, 2), in_zp=-8, seed=68),
+                 "_strip3x3"),
+    "m3_k5x3": (dict(input_shape=(1, 8, 18, 2), kernel=(5, 3), depth_multiplier=3, in_zp=2, seed=69), "_strip"),
     # multiplier 4, 3 input channels: one strip per input channel, in all four lanes; 21 pixels a row
     "m4_replicate": (dict(input_shape=(1, 6, 21, 3), depth_multiplier=4, in_zp=-9, activation="RELU6", seed=56),
                      "_strip3x3_fast"),

@@ -1,6 +1,6 @@
 """The Arm DSP depthwise kernel's rolling strips (kernels/arm_dsp/depthwise_conv2d.py): its variants offer the
-`rolling` option exactly where the int8 strip kernel can keep rows across output rows (the strip path, a block
-of 4 channels, no row dilation, stride_h < k_h, two output rows or more, not set already), planning refuses it
+`rolling` option exactly where the int8 strip kernel can keep rows across output rows (the strip path, no row
+dilation, stride_h < k_h, two output rows or more, not set already), planning refuses it
 elsewhere, and with it the node takes more scratch (which is what makes the kernel roll: it has no entry point
 of its own) and says so in the plan report. The kernel itself runs on Cortex-M4 in
 tests/kernels/arm_dsp/test_depthwise_rolling.py.
@@ -13,9 +13,20 @@ import pytest
 from micro_relay.compiler import compile_graph, prepare_graph
 from micro_relay.errors import CompileError
 from micro_relay.kernels.arm_dsp.depthwise_conv2d import dsp_scratch_bytes, uses_strip
+from micro_relay.kernels.arm_dsp import depthwise_conv2d
 from micro_relay.lower import lower
 from micro_relay.ops._conv_common import Geometry
 from support.tflite_models import depthwise_model
+
+
+@pytest.fixture(scope="module", autouse=True)
+def strip_always():
+    """These cases test the strip kernel itself, so every layer takes it; which layers take it by default (the
+    cost model's choice, uses_strip) is tests/kernels/arm_dsp/test_depthwise_choice.py's."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(depthwise_conv2d, "uses_strip", lambda g: g.k_h <= 255)
+        yield
+
 
 OP = "nn.depthwise_conv2d"
 ROLLING = ({"rolling": True},)
@@ -38,9 +49,9 @@ CASES = {
     "one_output_row": (dict(input_shape=(2, 3, 8, 8), padding="VALID"), False),
     # row dilation
     "3x3_dil_h2": (dict(input_shape=(1, 9, 8, 4), dilation=(2, 1)), False),
-    # no strip: multiplier 2 walks the window; 3 channels make no block of 4
-    "3x3_m2": (dict(input_shape=(1, 7, 6, 3), depth_multiplier=2), False),
-    "3x3_c3": (dict(input_shape=(1, 7, 6, 3)), False),
+    # gathered lanes roll too: multiplier 2, and 3 channels (one partial block)
+    "3x3_m2": (dict(input_shape=(1, 7, 6, 3), depth_multiplier=2), True),
+    "3x3_c3": (dict(input_shape=(1, 7, 6, 3)), True),
     # not int8
     "int16": (dict(dtype="int16", input_shape=(1, 8, 9, 8)), False),
     "float": (dict(dtype="float32", input_shape=(1, 8, 9, 8)), False),
@@ -98,7 +109,7 @@ def test_rolling_strips_take_more_scratch_and_the_same_entry_point(tmp_path, nam
     g = plain.params["geometry"]
     assert plain.plan.scratch_bytes == dsp_scratch_bytes(g) and not plain.plan.rolling
     rolled_lowering, rolled = _lowered(tmp_path, name, CASES[name][0], rolling=True)
-    fills = g.out_c // 4 if g.filter_c == 1 else g.in_c
+    fills = g.in_c if g.filter_c % 4 == 0 else -(-g.out_c // 4)  # a block a fill, the partial one too
     spans = [(min(16, g.out_w - x) - 1) * g.stride_w + (g.k_w - 1) * g.dil_w + 1 for x in range(0, g.out_w, 16)]
     assert rolled.plan.scratch_bytes == plain.plan.scratch_bytes + 8 * g.k_h * (fills * sum(spans) - spans[0])
     assert rolled.plan.scratch_bytes == dsp_scratch_bytes(g, rolling=True)

@@ -57,8 +57,12 @@ MODELS = {
     "dw_nobias_dil": (depthwise_model, dict(input_shape=(1, 9, 8, 4), kernel=(3, 3), dilation=(2, 1), bias=None,
                                             in_zp=-20, seed=15)),
     "dw5x3": (depthwise_model, dict(input_shape=(2, 7, 6, 5), kernel=(5, 3), stride=(1, 2), in_zp=3, seed=16)),
-    # depthwise, multiplier 2 (one channel at a time) and 4 (shared input), ReLU6
+    # depthwise, multiplier 2 and 3 (each lane's input channel gathered into the strip, the last block partial)
+    # and 4 (shared input), ReLU6
     "dw_m2": (depthwise_model, dict(input_shape=(1, 7, 6, 3), depth_multiplier=2, in_zp=4, seed=8)),
+    "dw_m3": (depthwise_model, dict(input_shape=(1, 6, 9, 3), depth_multiplier=3, in_zp=-6, out_zp=2, seed=43)),
+    # a 1-D window over time (1x5 on one row), 6 channels: a whole block and a partial one, both from the strip
+    "dw_1x5_c6": (depthwise_model, dict(input_shape=(1, 1, 40, 6), kernel=(1, 5), in_zp=3, seed=44)),
     "dw_m4": (depthwise_model, dict(input_shape=(1, 6, 7, 2), depth_multiplier=4, activation="RELU6", seed=9)),
     # depthwise 3x3 from the strip over rows wider than one chunk (16 pixels): 37 and 19 output pixels a row,
     # strides 1 and 2, the clamp of ReLU6 packed bytewise (SSUB8/SEL)
