@@ -693,15 +693,17 @@ static int pw8_covered(const mr_conv2d_q_params *p, int32_t oc)
     return p->mult[oc] >= 0 && p->shift[oc] <= -2 && p->shift[oc] >= -21 && !p->single_round;
 }
 
+/* w8: weights padded to 8 a channel (zeros past in_c; mr_conv2d_s8_pw8_padded), else in_c a channel. */
 static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
-                      int8_t *out, int32_t *buf)
+                      int8_t *out, int32_t *buf, int w8)
 {
     const mr_conv_geometry *g = &p->geo;
     const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c, out_c = g->out_c, nz = mr_pack2(-p->in_zp);
+    const int32_t wc = w8 ? 8 : c; /* weights a channel */
     const int full = p->act_min == -128 && p->act_max == 127; /* SSAT is the clamp */
     const conv_layout layout = conv_layout_of(g, CONV_PW8);
     int32_t tile = conv_tile_pixels(&layout, p->scratch_bytes), first, cnt, k, oc, j;
-    int all = c == 8 && bias != NULL && full;
+    int all = wc == 8 && bias != NULL && full;
     pw8_job job;
     if (buf == NULL || tile < 2) {
         return MR_ERR_SCRATCH;
@@ -723,7 +725,8 @@ static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_
         for (; k < cnt; ++k) {
             const int8_t *src = in + (first + k) * c;
             int8_t v[8];
-            if (c < 8) {
+            /* with weights padded by zeros, the 8 bytes from a pixel on serve as they are, inside the input */
+            if (c < 8 && !(w8 && (first + k) * c + 8 <= pixels * c)) {
                 for (j = 0; j < 8; ++j) {
                     v[j] = j < c ? src[j] : (int8_t)p->in_zp;
                 }
@@ -742,7 +745,7 @@ static int pointwise8(const mr_conv2d_q_params *p, const int8_t *in, const int8_
             continue;
         }
         for (oc = 0; oc < out_c; ++oc) {
-            const int8_t *wf = w + oc * c;
+            const int8_t *wf = w + oc * wc;
             int8_t *o = out + first * out_c + oc;
             const int32_t b = bias ? bias[oc] : 0;
             mr_conv_requant rq;
@@ -920,9 +923,49 @@ int mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t
                      int8_t *out, void *scratch)
 {
 #if MR_DSP_ASM
-    return pointwise8(p, in, w, bias, out, (int32_t *)scratch);
+    return pointwise8(p, in, w, bias, out, (int32_t *)scratch, 0);
 #else
     return mr_conv2d_s8_portable(p, in, w, bias, out, scratch);
+#endif
+}
+
+#if !MR_DSP_ASM
+/* mr_conv2d_s8_pw8_padded without the DSP path: TFLite Micro's sums and requantization (mr_conv2d_s8_portable's)
+ * over the weights padded to 8 a channel, in mr_conv2d_s8_portable's order (tiles of MR_POINTWISE_TILE pixels,
+ * channel by channel within a tile), so the overlap of input and output the arena plan allows that kernel
+ * (kernels/overlap.py) holds here too. */
+static int pointwise8_padded_c(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w8, const int32_t *bias,
+                               int8_t *out)
+{
+    const mr_conv_geometry *g = &p->geo;
+    const int32_t pixels = g->batches * g->in_h * g->in_w, c = g->in_c;
+    int32_t first, last, k, oc, j;
+    for (first = 0; first < pixels; first = last) {
+        last = pixels - first < MR_POINTWISE_TILE ? pixels : first + MR_POINTWISE_TILE;
+        for (oc = 0; oc < g->out_c; ++oc) {
+            mr_conv_requant rq;
+            mr_conv_requant_of(p->mult[oc], p->shift[oc], p->single_round, &rq);
+            for (k = first; k < last; ++k) {
+                int32_t acc = bias ? bias[oc] : 0;
+                for (j = 0; j < c; ++j) {
+                    acc += (in[k * c + j] - p->in_zp) * w8[oc * 8 + j];
+                }
+                acc = mr_conv_requantize(&rq, acc) + p->out_zp;
+                out[k * g->out_c + oc] = (int8_t)MR_CLAMP(acc, p->act_min, p->act_max);
+            }
+        }
+    }
+    return MR_OK;
+}
+#endif
+
+int mr_conv2d_s8_pw8_padded(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w8, const int32_t *bias,
+                            int8_t *out, void *scratch)
+{
+#if MR_DSP_ASM
+    return pointwise8(p, in, w8, bias, out, (int32_t *)scratch, 1);
+#else
+    return ((void)scratch, pointwise8_padded_c(p, in, w8, bias, out));
 #endif
 }
 

@@ -14,6 +14,7 @@ import pytest
 from micro_relay.bench.measure import bench_model
 from micro_relay.errors import CompileError
 from micro_relay.examples.kws_model import build_kws_model
+from micro_relay.examples.shape_family import build_family_model
 from support.cortex_m_cases import BOARD, assert_bit_exact
 
 
@@ -32,6 +33,25 @@ def test_kws_built_at_O0_matches_the_reference_on_cortex_m4(arm_tools, tmp_path)
     symbols = _symbols(tmp_path / "build" / "runner.elf")
     assert {"mr_conv2d_s8", "mr_dense_s8", "dot_s8", "mr_depthwise_conv2d_s8_strip3x3_fast"} <= symbols
     assert "tile_pairs" not in symbols and "dense_blocks" not in symbols  # conv and dense: the portable loops
+
+
+# Named shape family models (micro_relay.examples.shape_family) built at -O0: name -> functions the image holds
+AT_O0 = {
+    # 5 and 7 channels: the pointwise layers take mr_conv2d_s8_pw8_padded's C loop, whose input and output share
+    # arena bytes (the overlap the plan allows the tile order); the depthwise layers gather a partial block
+    "mbv1_odd_channels_5_7_12": {"mr_conv2d_s8_pw8_padded", "dw_roll_gather"},
+    # a dilated 3x3 depthwise: the strip's tap loop a tap a call (no twelfth register at -O0)
+    "dilated_dw3x3_d2_17x17x12": {"dw_pixels"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(AT_O0))
+def test_shape_family_built_at_O0_matches_the_reference_on_cortex_m4(arm_tools, tmp_path, name):
+    model = tmp_path / f"{name}.tflite"
+    model.write_bytes(build_family_model(name))
+    result = bench_model(model, BOARD, runs=1, seed=3, keep=tmp_path / "build", opt_level="0")
+    assert_bit_exact(result)
+    assert AT_O0[name] <= _symbols(tmp_path / "build" / "runner.elf")
 
 
 def test_unknown_optimization_level_is_refused_before_anything_is_built(tmp_path):

@@ -131,6 +131,11 @@ int mr_conv2d_s8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w,
  * DSP path one output channel at a time over a tile, its weights in registers; the same scratch. */
 int mr_conv2d_s8_pw8(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,
                      int8_t *out, void *scratch);
+/* mr_conv2d_s8_pw8 for fewer than 8 input channels, with the weights the compiler padded to 8 a channel (zeros
+ * past in_c): every channel of a tile in one assembly pass, and the pixels read 8 bytes as they are (their bytes
+ * past in_c meet zero weights) except where that would pass the input's end. */
+int mr_conv2d_s8_pw8_padded(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w8, const int32_t *bias,
+                            int8_t *out, void *scratch);
 /* mr_conv2d_s8 for pointwise layers with 9..16 input channels: on the DSP path windows padded to 16 values and a
  * straight 4-block pixel-pair loop; scratch sized for 16 values a pixel (mr_conv2d_s8_scratch_bytes). */
 int mr_conv2d_s8_pw16(const mr_conv2d_q_params *p, const int8_t *in, const int8_t *w, const int32_t *bias,

@@ -25,7 +25,7 @@ from .integrity import WeightsCrc
 
 PARTS = ("weights", "biases", "requantization", "tables")
 TENSOR_PREFIX = {"weights": "w", "biases": "b"}
-DERIVED_PREFIX = {"biases": "b", "requantization": "q", "tables": "k"}
+DERIVED_PREFIX = {"weights": "w", "biases": "b", "requantization": "q", "tables": "k"}
 PARAMETER_PREFIX = "p"
 PART_OF_PREFIX = {"w": "weights", "b": "biases", "q": "requantization", "k": "tables", "p": "params"}
 BIAS_OPS = frozenset({"nn.conv2d", "nn.depthwise_conv2d", "nn.conv2d_transpose", "nn.dense"})

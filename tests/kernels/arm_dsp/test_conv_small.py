@@ -1,11 +1,12 @@
 """int8 pointwise convolutions with few input channels on the DSP path (crt/src/mr_conv2d_dsp.c), run on mps2-an386
 (Cortex-M4, DSP extension) and compared with the reference interpreter, which is bit-exact with TFLite Micro.
 
-Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile
-of pixels); 12 and 16 take mr_conv2d_s8_pw16's 2x2 blocks (tests/kernels/arm_dsp/test_conv_k16.py covers that entry).
-The cases cover both, with odd output channel counts,
-odd pixel counts (a lone last pixel in a tile), a single pixel, ReLU6 clamps narrower than int8, no bias, and
-per-channel shifts on both sides of mr_requant_zp's range [-21, -2] within one layer (those channels take C).
+Up to 8 input channels the emitter picks mr_conv2d_s8_pw8 (one output channel's weights in registers over a tile of
+pixels), below 8 its _padded form (the weights padded to 8 a channel in flash, so every channel of a tile takes one
+assembly pass too); 12 and 16 take mr_conv2d_s8_pw16's 2x2 blocks (tests/kernels/arm_dsp/test_conv_k16.py covers
+that entry). The cases cover both, with odd output channel counts, odd pixel counts (a lone last pixel in a tile), a
+single pixel, ReLU6 clamps narrower than int8, no bias, and per-channel shifts on both sides of mr_requant_zp's
+range [-21, -2] within one layer (those channels take C).
 A structural test checks that each case drives the branch its comment names.
 """
 
@@ -27,8 +28,8 @@ MODELS = {
     "c8_one_pixel": (dict(input_shape=(1, 1, 1, 8), out_channels=3, in_zp=-3, out_zp=2, seed=62), "all"),
     # two batches: the pixels of both in one row
     "c8_batches": (dict(input_shape=(2, 3, 3, 8), out_channels=9, in_zp=4, out_zp=-6, seed=63), "all"),
-    # 3 channels padded to 8 (inputs and weights), odd pixels, odd channels
-    "c3": (dict(input_shape=(1, 5, 7, 3), out_channels=5, in_zp=6, out_zp=-2, seed=64), "per channel"),
+    # 3 channels, the weights padded to 8 (the pixels read as they are but the last), odd pixels, odd channels
+    "c3": (dict(input_shape=(1, 5, 7, 3), out_channels=5, in_zp=6, out_zp=-2, seed=64), "all"),
     # 6 channels without a bias
     "c6_no_bias": (dict(input_shape=(1, 4, 5, 6), out_channels=9, bias=None, in_zp=-9, out_zp=1, seed=65),
                    "per channel"),
@@ -69,10 +70,12 @@ def test_case_drives_its_branch(tmp_path, name):
     """The kernel the emitter calls and what mr_conv2d_s8_pw8 decides per layer, from the prepared constants."""
     kwargs, branch = MODELS[name]
     p, source = compiled_single_op(tmp_path, name, conv2d_model(kernel=(1, 1), **MODELS[name][0]), "nn.conv2d")
-    assert ("mr_conv2d_s8_pw8(" in source) == (branch != "blocks")
+    channels = kwargs["input_shape"][3]
+    assert ("mr_conv2d_s8_pw8(" in source) == (branch != "blocks" and channels == 8)
+    assert ("mr_conv2d_s8_pw8_padded(" in source) == (branch != "blocks" and channels < 8)
     covered = [m >= 0 and -21 <= s <= -2 for m, s in zip(p["mult"], p["shift"])]
     full = (p["act_min"], p["act_max"]) == (-128, 127)
-    everything = kwargs["input_shape"][3] == 8 and kwargs.get("bias", "default") is not None and full
+    everything = channels <= 8 and kwargs.get("bias", "default") is not None and full
     if branch == "all":
         assert everything and all(covered)
     elif branch == "per channel":

@@ -25,6 +25,15 @@ MODELS = {
     # pointwise (1x1) tile: 13 channels (3 blocks of 4 + tail), 7 output channels (odd last), 35 pixels
     "pointwise_odd": (conv2d_model, dict(input_shape=(1, 5, 7, 13), out_channels=7, kernel=(1, 1), in_zp=-3,
                                          out_zp=2, seed=1)),
+    # pointwise with fewer than 8 channels (_pw8_padded: weights padded to 8 in flash, pixels read 8 bytes as they
+    # are): 5 -> 7 on an odd 15x15 map; 3 -> 6 with ReLU6 (no single pass: a channel at a time, in C); one channel
+    # on 15 pixels (the last pixels padded, not read past the input)
+    "pointwise_c5_padded": (conv2d_model, dict(input_shape=(1, 15, 15, 5), out_channels=7, kernel=(1, 1), in_zp=-3,
+                                               out_zp=2, seed=19)),
+    "pointwise_c3_relu6": (conv2d_model, dict(input_shape=(1, 5, 7, 3), out_channels=6, kernel=(1, 1), in_zp=9,
+                                              activation="RELU6", seed=20)),
+    "pointwise_c1_15px": (conv2d_model, dict(input_shape=(1, 3, 5, 1), out_channels=4, kernel=(1, 1), in_zp=-128,
+                                             out_zp=5, seed=21)),
     # 3x3 stride 2 SAME: windows cut by the border, channels a multiple of 4 (direct extension), ReLU
     "conv3x3_s2_pad": (conv2d_model, dict(input_shape=(1, 9, 11, 8), out_channels=6, stride=(2, 2), in_zp=5,
                                           out_zp=-4, activation="RELU", seed=2)),

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from ...errors import CompileError
 from ...ir.registry import op_where
 from ...ops._conv_common import Geometry, is_pointwise
@@ -143,15 +145,24 @@ class DspConv2D(Int8DspKernel):
         return dsp_path(p["geometry"], plan.tile_pixels)
 
     def emit(self, ctx, node, p, plan):
-        return emit_call(ctx, node, p, plan.entry, scratch_bytes=plan.scratch_bytes, scratch_arg="planned")
+        weights = None
+        if plan.entry.endswith("_pw8_padded"):  # 8 weights a channel, zeros past in_c
+            w = np.asarray(ctx.graph.tensors[node.inputs[1]].data).reshape(p["geometry"].out_c, -1)
+            weights = ctx.const_array(np.pad(w, ((0, 0), (0, 8 - w.shape[1]))), "int8_t", "weights")
+        return emit_call(ctx, node, p, plan.entry, scratch_bytes=plan.scratch_bytes, scratch_arg="planned",
+                         weights_expr=weights)
 
 
 def dsp_path(g: Geometry, tile: int) -> str:
     """The loops the DSP kernel takes for geometry g and a tile of `tile` pixels (the plan report)."""
     n = g.k_h * g.k_w * g.filter_c
-    if is_pointwise(g) and g.in_c <= 8:
-        return (f"matrix product: {g.in_c}-value pixel rows padded to 8 and extended to int16 in scratch, {tile} "
-                f"pixels a tile, 1 channel's weights in registers a pass (SMLAD)")
+    if is_pointwise(g) and g.in_c < 8:
+        return (f"matrix product: {g.in_c}-value pixel rows read as 8 values (the weights padded to 8 with zeros in "
+                f"flash) and extended to int16 in scratch, {tile} pixels a tile, 1 channel's weights in registers a "
+                f"pass (SMLAD)")
+    if is_pointwise(g) and g.in_c == 8:
+        return (f"matrix product: 8-value pixel rows extended to int16 in scratch, {tile} pixels a tile, 1 channel's "
+                f"weights in registers a pass (SMLAD)")
     if is_pointwise(g) and g.in_c <= 16:
         once = g.out_c <= 64  # every channel pair's weights extended once (mr_conv2d_s8_pw16)
         weights = "all channels' weights extended to int16 in scratch once" if once else \
@@ -169,7 +180,8 @@ def dsp_path(g: Geometry, tile: int) -> str:
 
 def _suffix(g: Geometry) -> str:
     """The int8 entry point for geometry g: _pw8 and _pw16 for pointwise layers with at most 8 or 16 input
-    channels (their own loops, which other models do not link), else mr_conv2d_s8."""
+    channels (their own loops, which other models do not link), _pw8_padded below 8 (the weights padded to 8 a
+    channel in flash, so that one assembly pass takes every channel of a tile), else mr_conv2d_s8."""
     if not is_pointwise(g) or g.in_c > 16:
         return ""
-    return "_pw8" if g.in_c <= 8 else "_pw16"
+    return "_pw8_padded" if g.in_c < 8 else "_pw8" if g.in_c == 8 else "_pw16"

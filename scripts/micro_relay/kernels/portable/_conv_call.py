@@ -13,11 +13,12 @@ def function_name(prefix: str, p: dict, suffix: str = "") -> str:
 
 
 def emit_call(ctx, node, p: dict, function: str, bias_expr: str | None = None, scratch_bytes: int = 0,
-              scratch_arg: str | None = None, folded_bias: bool = True) -> str:
+              scratch_arg: str | None = None, folded_bias: bool = True, weights_expr: str | None = None) -> str:
     """The call of `function` with the node's constant parameter struct (mr_conv2d_q_params or
     mr_conv2d_f32_params). scratch_bytes: the struct's scratch_bytes field (the scratch the kernel is given);
     scratch_arg: the last argument, "planned" for the node's planned arena scratch, "NULL", or None for a
-    function without one. folded_bias=False leaves the folded bias out (CMSIS-NN adds the offset itself)."""
+    function without one. folded_bias=False leaves the folded bias out (CMSIS-NN adds the offset itself).
+    weights_expr: the weights argument instead of the node's weight tensor (a layout the kernel wants)."""
     fields = {"geo": p["geometry"].c_initializer()}
     if p["kind"] == "f32":
         fields.update(act_min=float_literal(p["act_min"]), act_max=float_literal(p["act_max"]))
@@ -34,7 +35,8 @@ def emit_call(ctx, node, p: dict, function: str, bias_expr: str | None = None, s
             fields["single_round"] = 1
         params = ctx.params("mr_conv2d_q_params", fields)
     bias = node.inputs[2] if len(node.inputs) > 2 else ""
-    args = [params, ctx.tensor(node.inputs[0]), ctx.tensor(node.inputs[1]),
+    weights = ctx.tensor(node.inputs[1]) if weights_expr is None else weights_expr
+    args = [params, ctx.tensor(node.inputs[0]), weights,
             ctx.tensor(bias) if bias_expr is None else bias_expr, ctx.tensor(node.outputs[0])]
     if scratch_arg is not None:
         args.append(ctx.scratch() if scratch_arg == "planned" else scratch_arg)
