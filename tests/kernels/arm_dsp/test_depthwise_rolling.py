@@ -27,20 +27,11 @@ from micro_relay.ir.registry import get_op
 from micro_relay.ir.types import DType, Quant, TensorType
 from micro_relay.ir.verify import verify
 from micro_relay.kernels.arm_dsp.depthwise_conv2d import _asm_requantizes, dsp_scratch_bytes
-from micro_relay.kernels.arm_dsp import depthwise_conv2d
 from micro_relay.lower import lower
 from support.cortex_m_cases import BOARD, assert_bit_exact, options_on, tflite_micro
 from support.tflite_models import depthwise_model
 
-
-@pytest.fixture(scope="module", autouse=True)
-def strip_always():
-    """These cases test the strip kernel itself, so every layer takes it; which layers take it by default (the
-    cost model's choice, uses_strip) is tests/kernels/arm_dsp/test_depthwise_choice.py's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(depthwise_conv2d, "uses_strip", lambda g: g.k_h <= 255)
-        yield
-
+pytestmark = pytest.mark.usefixtures("strip_always")  # these cases test the strip kernel itself
 
 OP = "nn.depthwise_conv2d"
 
@@ -153,7 +144,7 @@ CASES = sorted([*MODELS, *GRAPHS])
 
 
 @pytest.fixture(scope="module")
-def results(arm_tools, tmp_path_factory):
+def results(arm_tools, tmp_path_factory, strip_always):
     """Every case benched once on the Cortex-M4 board."""
     folder = tmp_path_factory.mktemp("dw_rolling")
     graphs = {name: _case_graph(folder, name) for name in CASES}

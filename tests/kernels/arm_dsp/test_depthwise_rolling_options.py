@@ -13,20 +13,11 @@ import pytest
 from micro_relay.compiler import compile_graph, prepare_graph
 from micro_relay.errors import CompileError
 from micro_relay.kernels.arm_dsp.depthwise_conv2d import dsp_scratch_bytes, uses_strip
-from micro_relay.kernels.arm_dsp import depthwise_conv2d
 from micro_relay.lower import lower
 from micro_relay.ops._conv_common import Geometry
 from support.tflite_models import depthwise_model
 
-
-@pytest.fixture(scope="module", autouse=True)
-def strip_always():
-    """These cases test the strip kernel itself, so every layer takes it; which layers take it by default (the
-    cost model's choice, uses_strip) is tests/kernels/arm_dsp/test_depthwise_choice.py's."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(depthwise_conv2d, "uses_strip", lambda g: g.k_h <= 255)
-        yield
-
+pytestmark = pytest.mark.usefixtures("strip_always")  # these cases test the strip kernel itself
 
 OP = "nn.depthwise_conv2d"
 ROLLING = ({"rolling": True},)
