@@ -333,8 +333,8 @@ static void dw_block_header(const mr_conv2d_q_params *p, const int8_t *w, const 
         h->bias[j] = bias == NULL || j >= lanes ? 0 : bias[lane];
         h->fast &= mr_requant_zp_of(p->mult[lane], p->shift[lane], p->out_zp, q) & !p->single_round;
         if (shift1) { /* dw_pixels_3x3_r1's constants: the low word's start in k's top bits (DW_REQ_R1) */
-            q->hi = p->shift[oc + j] == -1 ? p->out_zp : q->hi;
-            q->k = p->shift[oc + j] == -1 ? (int32_t)0xC0000000 : q->k | 0x40000000;
+            q->hi = p->shift[lane] == -1 ? p->out_zp : q->hi;
+            q->k = p->shift[lane] == -1 ? (int32_t)0xC0000000 : q->k | 0x40000000;
         }
     }
     h->lo4 = (uint32_t)(uint8_t)p->act_min * 0x01010101u;
@@ -661,19 +661,16 @@ static MR_CONV_NOINLINE void dw_pixels(const mr_conv2d_q_params *p, const dw_hea
 #endif
             }
         }
-        a0 = dw_requant_lane(p, h, a0, 0, oc);
-        a1 = dw_requant_lane(p, h, a1, 1, oc);
-        a2 = dw_requant_lane(p, h, a2, 2, oc);
-        a3 = dw_requant_lane(p, h, a3, 3, oc);
-        out[0] = (int8_t)a0;
+        /* only the block's lanes: a partial block's constants past out_c do not exist */
+        out[0] = (int8_t)dw_requant_lane(p, h, a0, 0, oc);
         if (lanes > 1) {
-            out[1] = (int8_t)a1;
+            out[1] = (int8_t)dw_requant_lane(p, h, a1, 1, oc);
         }
         if (lanes > 2) {
-            out[2] = (int8_t)a2;
+            out[2] = (int8_t)dw_requant_lane(p, h, a2, 2, oc);
         }
         if (lanes > 3) {
-            out[3] = (int8_t)a3;
+            out[3] = (int8_t)dw_requant_lane(p, h, a3, 3, oc);
         }
     }
 }

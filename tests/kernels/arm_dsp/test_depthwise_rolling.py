@@ -62,6 +62,10 @@ MODELS = {
     "m2_c5_s2": (dict(input_shape=(1, 9, 19, 5), depth_multiplier=2, stride=(2, 2), in_zp=-8, seed=68),
                  "_strip3x3"),
     "m3_k5x3": (dict(input_shape=(1, 8, 18, 2), kernel=(5, 3), depth_multiplier=3, in_zp=2, seed=69), "_strip"),
+    # the C tap loop over 7 channels with a large output scale: a raw partial block, whose lanes past out_c have
+    # no constants (only its 3 lanes are requantized)
+    "k5x3_partial_raw": (dict(input_shape=(1, 7, 12, 7), kernel=(5, 3), in_zp=-4, out_zp=1, out_spread=0.03,
+                              seed=70), "_strip"),
     # multiplier 4, 3 input channels: one strip per input channel, in all four lanes; 21 pixels a row
     "m4_replicate": (dict(input_shape=(1, 6, 21, 3), depth_multiplier=4, in_zp=-9, activation="RELU6", seed=56),
                      "_strip3x3_fast"),
