@@ -242,14 +242,6 @@ def instructions(path: str, shape, table: dict | None = None) -> int | None:
     return round(sum(c * counts.get(name, 0) for name, c in fitted["coefficients"].items()))
 
 
-def cheapest(g: Geometry, candidates: tuple[str, ...]) -> str:
-    """The candidate with the lowest estimate for geometry g (the first on a tie or without coefficients)."""
-    costs = [instructions(path, {"geometry": g}) for path in candidates]
-    if any(c is None for c in costs):
-        return candidates[0]
-    return candidates[costs.index(min(costs))]
-
-
 def layer_estimate(path: str | None, shape, candidates: tuple[str, ...] = ()) -> dict | None:
     """The plan report's estimate of one layer: the chosen path's instructions, and every candidate's when
     there was a choice."""
