@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from ...errors import CompileError
 from ...ir.registry import op_where
 from ...ops._conv_common import Geometry
-from ...target.cost_model import depthwise_candidates, depthwise_estimate, instructions, strip_fills
+from ...target.cost_model import (depthwise_candidates, depthwise_estimate, gathered_fills, instructions,
+                                  strip_fills)
 from ..base import KernelPlan
 from ..overlap import window_overlap_delta
 from ..portable._conv_call import emit_call
@@ -86,19 +87,13 @@ def _strip_entry(p: dict) -> str:
     g: Geometry = p["geometry"]
     if not _is_3x3(g):
         return "_strip"
-    if gathers(g):
+    if gathered_fills(g):  # dw_roll_gather, which only _strip and _strip3x3 link
         return "_strip3x3"
     if all(_asm_requantizes(p)):
         return "_strip3x3_fast"
     if not p.get("single") and all(m >= 0 and -21 <= s <= -1 for m, s in zip(p["mult"], p["shift"])):
         return "_strip3x3_shift1"  # the assembly's longer requantization also holds shift -1
     return "_strip3x3_x4"
-
-
-def gathers(g: Geometry) -> bool:
-    """Whether some block gathers its lanes (dw_roll_gather): a multiplier other than 1 and the multiples of 4, or a
-    partial last block; only the _strip and _strip3x3 entry points link that."""
-    return bool(g.out_c % 4) or (g.filter_c != 1 and g.filter_c % 4 != 0)
 
 
 def _spans(g: Geometry) -> list[int]:
